@@ -1,0 +1,97 @@
+"""The adapter interface: everything the checks need from one framework, and nothing more.
+
+An adapter converts NumPy arrays to the framework's arrays and back, builds a family's
+distribution from a :class:`~conformance.registry.Binding`, and evaluates shapes and log_prob.
+It knows nothing of tolerances, oracles or reports. Third-party frameworks subclass
+:class:`Adapter` and register it under the ``conformance.adapters`` entry point group.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import importlib.metadata
+from abc import ABC, abstractmethod
+from collections.abc import Iterator, Mapping
+from typing import Any, ClassVar
+
+import numpy as np
+
+from conformance.registry import Binding, Bindings, find_binding
+
+
+def import_dotted(path: str) -> Any:
+    """``"pkg.mod.Name"`` → the object, importing ``pkg.mod``."""
+    module, _, attr = path.rpartition(".")
+    obj = importlib.import_module(module)
+    for part in attr.split(":"):
+        obj = getattr(obj, part)
+    return obj
+
+
+class Adapter(ABC):
+    """One framework (or one way of using it, e.g. GPyTorch with a RootLinearOperator)."""
+
+    #: The adapter's name as it appears in item ids and results (``torch``, ``gpytorch.root``).
+    name: ClassVar[str]
+    #: The installed distribution whose version is reported (``torch``, ``numpyro``).
+    package: ClassVar[str]
+    #: Module to import to find out whether the framework is installed.
+    module: ClassVar[str]
+    #: family → bindings; see :mod:`conformance.registry`.
+    bindings: ClassVar[Bindings]
+
+    # ----- availability -------------------------------------------------------------------
+    def unavailable(self) -> str | None:
+        """Why this framework cannot run here (not installed, broken import), or None."""
+        try:
+            importlib.import_module(self.module)
+        except Exception as exc:  # an import that crashes is as unavailable as a missing one
+            return f"{self.package} is not importable: {type(exc).__name__}: {exc}"
+        return None
+
+    def version(self) -> str:
+        try:
+            return importlib.metadata.version(self.package)
+        except importlib.metadata.PackageNotFoundError:
+            return "not installed"
+
+    def device_unavailable(self, device: str) -> str | None:
+        """Why ``device`` cannot be used by this framework here, or None."""
+        return None if device == "cpu" else f"{self.name} does not support device {device!r}"
+
+    def binding(self, family: str, parametrization: str) -> Binding | str:
+        found = find_binding(self.bindings, family, parametrization)
+        return found if isinstance(found, Binding) else f"{self.name} {found}"
+
+    def unsupported_inputs(self, binding: Binding, params: Mapping[str, np.ndarray]) -> str | None:
+        """A reason this binding cannot take these particular inputs (e.g. non-diagonal), or None."""
+        return None
+
+    # ----- evaluation -----------------------------------------------------------------------
+    @contextlib.contextmanager
+    def precision(self, dtype: str) -> Iterator[None]:
+        """Context in which arrays of ``dtype`` behave (JAX needs x64 switched on for float64)."""
+        yield
+
+    @abstractmethod
+    def asarray(self, array: np.ndarray, device: str) -> Any:
+        """A framework array holding exactly ``array`` (its dtype kept) on ``device``."""
+
+    @abstractmethod
+    def to_numpy(self, array: Any) -> np.ndarray:
+        """A NumPy copy of a framework array (on the host)."""
+
+    def construct(self, binding: Binding, params: Mapping[str, Any]) -> Any:
+        """Build the distribution; ``params`` are framework arrays keyed by oracle names."""
+        ctor = import_dotted(binding.constructor)
+        return ctor(**{binding.keyword(k): v for k, v in params.items()})
+
+    @abstractmethod
+    def batch_shape(self, dist: Any) -> tuple[int, ...]: ...
+
+    @abstractmethod
+    def event_shape(self, dist: Any) -> tuple[int, ...]: ...
+
+    def log_prob(self, dist: Any, value: Any) -> Any:
+        return dist.log_prob(value)

@@ -1,0 +1,69 @@
+"""gpytorch.distributions.MultivariateNormal, with a dense tensor or a LinearOperator covariance.
+
+Each covariance representation is its own adapter (``gpytorch``, ``gpytorch.dense``,
+``gpytorch.root``, ``gpytorch.diag``) because GPyTorch takes a different code path for each; the
+registry's binding says which operator wraps the covariance argument.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from conformance.adapters.base import import_dotted
+from conformance.adapters.torch_adapter import TorchAdapter
+from conformance.registry import BINDINGS, Binding
+
+_OPERATORS = {
+    "DenseLinearOperator": "linear_operator.operators.DenseLinearOperator",
+    "RootLinearOperator": "linear_operator.operators.RootLinearOperator",
+    "DiagLinearOperator": "linear_operator.operators.DiagLinearOperator",
+}
+
+
+class GpytorchAdapter(TorchAdapter):
+    name = "gpytorch"
+    package = "gpytorch"
+    module = "gpytorch"
+    bindings = BINDINGS["gpytorch"]
+
+    def unsupported_inputs(self, binding: Binding, params: Mapping[str, np.ndarray]) -> str | None:
+        if binding.options.get("requires") == "diagonal":
+            for name in binding.parametrizations or ():
+                mat = np.asarray(params[name])
+                if np.any(
+                    mat - np.eye(mat.shape[-1]) * np.diagonal(mat, axis1=-2, axis2=-1)[..., None]
+                ):
+                    return f"{self.name} needs a diagonal {name}; this case's is not diagonal"
+        return None
+
+    def construct(self, binding: Binding, params: Mapping[str, Any]) -> Any:
+        ctor = import_dotted(binding.constructor)
+        operator = binding.options.get("operator", "tensor")
+        kwargs = {}
+        for name, array in params.items():
+            keyword = binding.keyword(name)
+            if keyword == "covariance_matrix" and operator != "tensor":
+                wrap = import_dotted(_OPERATORS[operator])
+                if operator == "DiagLinearOperator":
+                    array = array.diagonal(dim1=-2, dim2=-1)
+                array = wrap(array)
+            kwargs[keyword] = array
+        return ctor(**kwargs)
+
+
+class GpytorchDenseAdapter(GpytorchAdapter):
+    name = "gpytorch.dense"
+    bindings = BINDINGS["gpytorch.dense"]
+
+
+class GpytorchRootAdapter(GpytorchAdapter):
+    name = "gpytorch.root"
+    bindings = BINDINGS["gpytorch.root"]
+
+
+class GpytorchDiagAdapter(GpytorchAdapter):
+    name = "gpytorch.diag"
+    bindings = BINDINGS["gpytorch.diag"]

@@ -1,0 +1,232 @@
+"""Case format v1: the pydantic schema of one YAML case, and of a whole case file.
+
+The schema checks structure only (types, names, option sets). What needs family knowledge —
+parameter sets, event ranks, broadcasting — is checked by :mod:`conformance.validate`.
+``conformance schema`` exports this model as JSON Schema into ``cases/case.schema.json``.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    NonNegativeInt,
+    StringConstraints,
+    Tag,
+    field_validator,
+    model_validator,
+)
+from typing_extensions import TypeAliasType
+
+from conformance.dtypes import FloatName, ValueDType
+
+FORMAT_VERSION = 1
+
+CaseId = Annotated[
+    str,
+    StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$", min_length=1, max_length=120),
+]
+Shape = Annotated[list[NonNegativeInt], Field(max_length=16)]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+# ----- generators ------------------------------------------------------------------------------
+class _GeneratorBase(_Strict):
+    shape: Shape = Field(description="Full array shape, batch dims first.")
+    seed: NonNegativeInt = Field(description="PCG64 seed; the same seed gives the same array.")
+
+
+class NormalGen(_GeneratorBase):
+    generator: Literal["normal"]
+    loc: float = 0.0
+    scale: Annotated[float, Field(gt=0)] = 1.0
+
+
+class UniformGen(_GeneratorBase):
+    generator: Literal["uniform"]
+    low: float = 0.0
+    high: float = 1.0
+
+
+class PositiveGen(_GeneratorBase):
+    generator: Literal["positive"]
+    low: Annotated[float, Field(gt=0)] = 0.5
+    high: Annotated[float, Field(gt=0)] = 2.0
+
+
+class ProbabilityGen(_GeneratorBase):
+    generator: Literal["probability"]
+    low: Annotated[float, Field(ge=0, le=1)] = 0.05
+    high: Annotated[float, Field(ge=0, le=1)] = 0.95
+
+
+class SimplexGen(_GeneratorBase):
+    generator: Literal["simplex"]
+    concentration: Annotated[float, Field(gt=0)] = 1.0
+
+
+class SpdGen(_GeneratorBase):
+    generator: Literal["spd"]
+    min_eigenvalue: Annotated[float, Field(gt=0)] = 0.5
+    max_eigenvalue: Annotated[float, Field(gt=0)] = 2.0
+    diagonal: bool = False
+
+
+class CholeskyGen(_GeneratorBase):
+    generator: Literal["cholesky"]
+    diag_low: Annotated[float, Field(gt=0)] = 0.5
+    diag_high: Annotated[float, Field(gt=0)] = 1.5
+    off_scale: Annotated[float, Field(ge=0)] = 0.5
+
+
+class IntegersGen(_GeneratorBase):
+    generator: Literal["integers"]
+    low: int = 0
+    high: int = 1
+
+
+GeneratorSpec = Annotated[
+    NormalGen
+    | UniformGen
+    | PositiveGen
+    | ProbabilityGen
+    | SimplexGen
+    | SpdGen
+    | CholeskyGen
+    | IntegersGen,
+    Field(discriminator="generator"),
+]
+
+
+# ----- values sampled from the oracle ----------------------------------------------------------
+class SampleOptions(_Strict):
+    seed: NonNegativeInt
+    sample_shape: Shape | None = Field(
+        default=None, description="Leading dims prepended to the batch shape."
+    )
+    shape: Shape | None = Field(
+        default=None,
+        description="The value's whole batch part; must broadcast with the batch shape. Where it "
+        "has size 1 (or lacks a dim) the draw from batch index 0 is kept.",
+    )
+
+    @model_validator(mode="after")
+    def _one_shape(self) -> SampleOptions:
+        if self.sample_shape is not None and self.shape is not None:
+            raise ValueError("give either sample_shape or shape, not both")
+        return self
+
+
+class SampleSpec(_Strict):
+    sample: SampleOptions
+
+
+# ----- literal arrays --------------------------------------------------------------------------
+LiteralArray = TypeAliasType(
+    "LiteralArray",
+    "float | int | list[LiteralArray]",  # type: ignore[misc]
+)
+
+
+def _literal_shape(value: Any, where: str = "") -> tuple[int, ...]:
+    """Shape of a nested list of numbers; raises for ragged or non-numeric content."""
+    if isinstance(value, bool) or not isinstance(value, int | float | list):
+        raise ValueError(f"literal array{where} holds {type(value).__name__}, not a number")
+    if not isinstance(value, list):
+        return ()
+    if not value:
+        return (0,)
+    shapes = {_literal_shape(v, f"{where}[{i}]") for i, v in enumerate(value)}
+    if len(shapes) != 1:
+        raise ValueError(f"literal array{where} is ragged (rows of shapes {sorted(shapes)})")
+    return (len(value), *shapes.pop())
+
+
+def _array_kind(value: Any) -> str:
+    if isinstance(value, dict):
+        return "sample" if "sample" in value else "generator"
+    if isinstance(value, SampleSpec):
+        return "sample"
+    if isinstance(value, BaseModel):
+        return "generator"
+    return "literal"
+
+
+ArraySpec = Annotated[
+    Annotated[GeneratorSpec, Tag("generator")] | Annotated[LiteralArray, Tag("literal")],
+    Discriminator(_array_kind),
+]
+ValueSpec = Annotated[
+    Annotated[GeneratorSpec, Tag("generator")]
+    | Annotated[SampleSpec, Tag("sample")]
+    | Annotated[LiteralArray, Tag("literal")],
+    Discriminator(_array_kind),
+]
+
+
+class ExpectSpec(_Strict):
+    """Shapes the case author states; the oracle must agree, and so must every framework."""
+
+    batch_shape: Shape | None = None
+    event_shape: Shape | None = None
+    log_prob_shape: Shape | None = None
+
+
+class CaseSpec(_Strict):
+    """One case: a family, its parameters and a value, evaluated in each dtype and framework."""
+
+    id: CaseId
+    family: str = Field(description="Family name as in the registry, e.g. MultivariateNormal.")
+    parametrization: str | None = Field(
+        default=None, description="e.g. covariance_matrix | scale_tril | precision_matrix."
+    )
+    params: dict[str, ArraySpec]
+    value: ValueSpec
+    value_dtype: ValueDType = "float"
+    dtypes: Annotated[list[FloatName], Field(min_length=1)] = ["float32", "float64"]
+    frameworks: list[str] | None = Field(
+        default=None, description="Default: every framework that offers the family."
+    )
+    checks: list[str] | None = Field(default=None, description="Default: every check.")
+    expect: ExpectSpec | None = None
+    description: str = ""
+    tags: list[str] = []
+
+    @field_validator("params", "value", mode="after")
+    @classmethod
+    def _literals_rectangular(cls, v: Any) -> Any:
+        items = v.items() if isinstance(v, dict) else [("", v)]
+        for name, spec in items:
+            if not isinstance(spec, BaseModel):
+                _literal_shape(spec, f" {name}" if name else "")
+        return v
+
+    @field_validator("dtypes", "frameworks", "checks", mode="after")
+    @classmethod
+    def _no_repeats(cls, v: list[str] | None) -> list[str] | None:
+        if v is not None and len(set(v)) != len(v):
+            raise ValueError(f"lists an entry twice: {v}")
+        return v
+
+
+class CaseFile(BaseModel):
+    """The top level of a case file: an optional format version and defaults, then the cases."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    format: Literal[1] = FORMAT_VERSION
+    defaults: dict[str, Any] = Field(
+        default_factory=dict, description="Keys applied to every case unless the case sets them."
+    )
+    cases: list[dict[str, Any]]
+
+
+def literal_shape(value: Any) -> tuple[int, ...]:
+    return _literal_shape(value)

@@ -1,0 +1,11 @@
+"""The registry of checks, by name."""
+
+from __future__ import annotations
+
+from conformance.checks.base import Check, CheckResult
+from conformance.checks.log_prob import LogProbCheck
+from conformance.checks.shapes import ShapesCheck
+
+CHECKS: dict[str, Check] = {c.name: c for c in (ShapesCheck(), LogProbCheck())}
+
+__all__ = ["CHECKS", "Check", "CheckResult"]

@@ -1,0 +1,57 @@
+"""What a check is: a comparison of one :class:`~conformance.subject.Subject` with the oracle.
+
+Checks know what to compare, never which framework produced the numbers.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+from conformance.loader import Case
+from conformance.subject import FrameworkError, Subject
+
+
+@dataclass
+class CheckResult:
+    passed: bool
+    kind: str | None = None  # value | shape | dtype | nan | inf | raises | grad | …
+    message: str = ""
+    metrics: dict = field(default_factory=dict)
+
+
+class Check(ABC):
+    name: ClassVar[str]
+    description: ClassVar[str]
+
+    def not_applicable(self, case: Case) -> str | None:
+        """Why this check has nothing to compare for ``case`` (then no item is made), or None."""
+        return None
+
+    def run(self, subject: Subject) -> CheckResult:
+        try:
+            return self.evaluate(subject)
+        except FrameworkError as exc:
+            return self.fail(subject, "raises", str(exc))
+
+    @abstractmethod
+    def evaluate(self, subject: Subject) -> CheckResult: ...
+
+    def fail(
+        self, subject: Subject, kind: str, detail: str, metrics: dict | None = None
+    ) -> CheckResult:
+        head = f"{self.name} {_KIND_WORDS.get(kind, 'mismatch')}: {subject.case.file}::{subject.case.id}"
+        message = (
+            f"{head}\n  framework: {subject.label}\n  shapes: {subject.shapes_line()}\n  {detail}"
+        )
+        return CheckResult(False, kind, message, metrics or {})
+
+
+_KIND_WORDS = {
+    "raises": "raised",
+    "nan": "returned NaN",
+    "inf": "returned inf",
+    "shape": "shape mismatch",
+    "dtype": "dtype mismatch",
+}

@@ -1,0 +1,45 @@
+"""batch_shape, event_shape, and log_prob's shape and dtype, against the oracle (or the case)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from conformance.checks.base import Check, CheckResult
+from conformance.subject import Subject
+
+
+class ShapesCheck(Check):
+    name = "shapes"
+    description = "batch_shape, event_shape, log_prob shape and dtype"
+
+    def evaluate(self, subject: Subject) -> CheckResult:
+        exp = subject.expected
+        stated = subject.case.spec.expect
+        want = {
+            "batch_shape": exp.batch_shape,
+            "event_shape": exp.event_shape,
+            "log_prob_shape": exp.log_prob_shape,
+        }
+        if stated is not None:  # validation already made sure the oracle agrees
+            want.update({k: tuple(v) for k, v in stated.model_dump().items() if v is not None})
+        dist = subject.build()
+        with subject.framework_call("batch_shape/event_shape"):
+            got = {
+                "batch_shape": tuple(subject.adapter.batch_shape(dist)),
+                "event_shape": tuple(subject.adapter.event_shape(dist)),
+            }
+        lp = subject.numpy(subject.log_prob(dist))
+        got["log_prob_shape"] = tuple(lp.shape)
+        wrong = [f"{k} {got[k]}, expected {want[k]}" for k in want if got[k] != want[k]]
+        metrics = {
+            "shapes": {k: list(v) for k, v in got.items()},
+            "expected_shapes": {k: list(v) for k, v in want.items()},
+        }
+        if wrong:
+            return self.fail(subject, "shape", "; ".join(wrong), metrics)
+        want_dtype = np.dtype(subject.dtype)
+        if lp.dtype != want_dtype:
+            return self.fail(
+                subject, "dtype", f"log_prob dtype {lp.dtype}, expected {want_dtype}", metrics
+            )
+        return CheckResult(True, metrics=metrics)

@@ -1,0 +1,103 @@
+"""Dtype-aware comparison of a framework's numbers with the oracle's.
+
+The tolerance of element ``b`` is ``factor · eps(dtype) · (|expected_b| + sensitivity_b) + eps``:
+``sensitivity_b`` (from the oracle's gradient) bounds how far log_prob moves when every input
+moves by one relative unit, i.e. the condition number that TFP's "excess wrong bits" test uses.
+A backward-stable implementation errs by a small multiple of that; ``factor`` allows for the
+event size (a Cholesky of an n×n matrix accumulates n rounding errors per entry).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from conformance.dtypes import eps
+
+#: Multiples of eps allowed per unit of (|value| + sensitivity), before the event-size term.
+BASE_FACTOR = 8.0
+
+
+def tolerance(
+    dtype: str,
+    expected: np.ndarray,
+    sensitivity: np.ndarray,
+    event_size: int = 1,
+    scale: float = 1.0,
+) -> np.ndarray:
+    e = eps(dtype)
+    factor = BASE_FACTOR * scale * (1.0 + event_size)
+    with np.errstate(invalid="ignore"):
+        magnitude = np.where(np.isfinite(expected), np.abs(expected), 0.0) + sensitivity
+    return factor * e * magnitude + e
+
+
+@dataclass
+class Comparison:
+    """The outcome of an elementwise comparison; ``kind`` names the failure, if any."""
+
+    ok: bool
+    kind: str | None = None
+    metrics: dict = field(default_factory=dict)
+    detail: str = ""
+
+
+def _fmt(x: float) -> str:
+    return f"{x:.10g}"
+
+
+def compare_arrays(expected: np.ndarray, actual: np.ndarray, tol: np.ndarray) -> Comparison:
+    """Compare elementwise; shapes must already agree. Non-finite values must match exactly."""
+    expected = np.asarray(expected, dtype=np.float64)
+    actual = np.asarray(actual, dtype=np.float64)
+    tol = np.broadcast_to(np.asarray(tol, dtype=np.float64), expected.shape)
+    if expected.shape != actual.shape:
+        return Comparison(False, "shape", detail=f"shape {actual.shape}, expected {expected.shape}")
+    if expected.size == 0:
+        return Comparison(True, metrics={"compared": 0})
+
+    finite_exp = np.isfinite(expected)
+    same_nonfinite = (~finite_exp) & (
+        (np.isnan(expected) & np.isnan(actual)) | (expected == actual)
+    )
+    with np.errstate(invalid="ignore", over="ignore"):
+        abs_err = np.where(
+            finite_exp, np.abs(actual - expected), np.where(same_nonfinite, 0.0, np.inf)
+        )
+        abs_err = np.where(np.isnan(abs_err), np.inf, abs_err)
+        rel_err = abs_err / np.maximum(
+            np.abs(np.where(finite_exp, expected, 1.0)), np.finfo(float).tiny
+        )
+        ratio = abs_err / tol
+    worst = np.unravel_index(int(np.argmax(ratio)), ratio.shape)
+    worst_index = tuple(int(i) for i in worst)
+    metrics = {
+        "compared": int(expected.size),
+        "max_abs_err": float(np.max(abs_err)),
+        "max_rel_err": float(np.max(rel_err)),
+        "max_err_over_tol": float(ratio[worst]),
+        "worst_index": list(worst_index),
+        "expected_at_worst": float(expected[worst]),
+        "actual_at_worst": float(actual[worst]),
+        "tolerance_at_worst": float(tol[worst]),
+        "mismatched": int(np.count_nonzero(ratio > 1.0)),
+    }
+    if metrics["max_err_over_tol"] <= 1.0:
+        return Comparison(True, metrics=metrics)
+
+    bad_actual = actual[worst]
+    if np.isfinite(expected[worst]) and np.isnan(bad_actual):
+        kind = "nan"
+    elif np.isfinite(expected[worst]) and np.isinf(bad_actual):
+        kind = "inf"
+    else:
+        kind = "value"
+    detail = (
+        f"{metrics['mismatched']} of {expected.size} elements outside tolerance; "
+        f"max abs err {metrics['max_abs_err']:.3g}, max rel err {metrics['max_rel_err']:.3g}, "
+        f"worst err/tol {metrics['max_err_over_tol']:.3g} at index {worst_index}: "
+        f"expected {_fmt(expected[worst])}, actual {_fmt(bad_actual)}, "
+        f"tolerance {metrics['tolerance_at_worst']:.3g}"
+    )
+    return Comparison(False, kind, metrics, detail)

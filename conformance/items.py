@@ -1,0 +1,252 @@
+"""pytest collectors and items: a case file → one item per framework × dtype × check.
+
+Item names read ``<case-id>[<framework>-<dtype>-<check>]``. A broken case becomes a failing
+``[case-error]`` item, a framework that lacks a family one skipped ``[<framework>-unsupported]``
+item — nothing is dropped silently, and nothing stops the other cases from running.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conformance.adapters import Adapter
+from conformance.checks import CHECKS, Check
+from conformance.loader import Case, CaseError, load_case_file
+from conformance.materialize import CaseInputError, expected_for, float64_inputs, inputs_for
+from conformance.registry import Binding
+from conformance.results import RESULT_KEY, STATIC_KEY
+from conformance.settings import Settings
+from conformance.subject import FrameworkError, Subject
+
+SETTINGS_KEY = pytest.StashKey[Settings]()
+
+
+class ConformanceProblem(Exception):
+    """A failure whose message is the whole story (no harness traceback wanted)."""
+
+    def __init__(self, message: str, kind: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
+class _Item(pytest.Item):
+    def _add_static(self, **static: Any) -> None:
+        self.user_properties.append((STATIC_KEY, json.dumps(static)))
+
+    def _add_result(self, **result: Any) -> None:
+        self.user_properties.append((RESULT_KEY, json.dumps(result, default=str)))
+
+    def repr_failure(self, excinfo, style=None):
+        if isinstance(excinfo.value, ConformanceProblem):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo, style=style)
+
+    def reportinfo(self):
+        return self.path, getattr(self, "_line", 1) - 1, self.name
+
+
+class CaseFile(pytest.File):
+    """A YAML case file."""
+
+    def collect(self):
+        settings: Settings = self.config.stash[SETTINGS_KEY]
+        display = _display_path(self.path, self.config.rootpath)
+        loaded = load_case_file(self.path, display=display, known=settings.known)
+        names: set[str] = set()
+        for error in loaded.errors:
+            name = base = _error_name(error)
+            for n in range(2, len(loaded.errors) + 2):
+                if name not in names:
+                    break
+                name = f"{base[:-1]}-{n}]"
+            names.add(name)
+            yield InvalidCaseItem.from_parent(self, name=name, error=error)
+        unsupported_seen: set[str] = set()
+        for case in loaded.cases:
+            if settings.selects_family(case.family):
+                yield from self._expand(settings, case, unsupported_seen)
+
+    def _expand(self, settings: Settings, case: Case, seen: set[str]):
+        try:
+            params64, _ = float64_inputs(case)
+        except CaseInputError as exc:
+            error = CaseError(case.file, case.line, case.id, str(exc))
+            yield InvalidCaseItem.from_parent(self, name=_error_name(error), error=error)
+            return
+        dtypes = settings.selected_dtypes(list(case.spec.dtypes))
+        checks = [c for c in settings.selected_checks(case.spec.checks) if c in CHECKS]
+        for name in settings.selected_frameworks(case.spec.frameworks):
+            adapter = settings.adapters[name]
+            binding = adapter.binding(case.family, case.parametrization)
+            if isinstance(binding, str):
+                item_name = f"{case.family}.{case.parametrization}[{name}-unsupported]"
+                if item_name not in seen:
+                    seen.add(item_name)
+                    yield UnsupportedItem.from_parent(
+                        self, name=item_name, case=case, framework=adapter, reason=binding
+                    )
+                continue
+            reason = adapter.unsupported_inputs(binding, params64)
+            if reason:
+                yield UnsupportedItem.from_parent(
+                    self,
+                    name=f"{case.id}[{name}-unsupported]",
+                    case=case,
+                    framework=adapter,
+                    reason=reason,
+                )
+                continue
+            for dtype in dtypes:
+                for check_name in checks:
+                    check = CHECKS[check_name]
+                    if check.not_applicable(case):
+                        continue
+                    yield ConformanceItem.from_parent(
+                        self,
+                        name=f"{case.id}[{name}-{dtype}-{check_name}]",
+                        case=case,
+                        adapter=adapter,
+                        binding=binding,
+                        dtype=dtype,
+                        check=check,
+                        device=settings.device,
+                    )
+
+
+class ConformanceItem(_Item):
+    def __init__(
+        self,
+        *,
+        case: Case,
+        adapter: Adapter,
+        binding: Binding,
+        dtype: str,
+        check: Check,
+        device: str,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(**kwargs)
+        self.case, self.adapter, self.binding = case, adapter, binding
+        self.dtype, self.check, self.device = dtype, check, device
+        self._line = case.line
+        self.extra_keyword_matches.update({adapter.name, dtype, check.name, case.family})
+        self._add_static(
+            case=case.id,
+            file=case.file,
+            line=case.line,
+            family=case.family,
+            parametrization=case.parametrization,
+            framework=adapter.name,
+            package=adapter.package,
+            framework_version=adapter.version(),
+            dtype=dtype,
+            device=device,
+            check=check.name,
+        )
+
+    def runtest(self) -> None:
+        reason = _cached_unavailable(self.adapter) or _cached_device(self.adapter, self.device)
+        if reason:
+            pytest.skip(reason)
+        try:
+            inputs = inputs_for(self.case, self.dtype)
+            expected = expected_for(self.case, self.dtype)
+        except CaseInputError as exc:
+            message = f"{self.case.file}:{self.case.line}: case {self.case.id!r}: {exc}"
+            self._add_result(kind="case_error", message=message)
+            raise ConformanceProblem(message, "case_error") from exc
+        subject = Subject(
+            self.case, self.adapter, self.binding, self.dtype, self.device, inputs, expected
+        )
+        try:
+            result = self._run_check(subject)
+        except Exception as exc:
+            self._add_result(kind="harness_error", message=f"{type(exc).__name__}: {exc}")
+            raise
+        self._add_result(kind=result.kind, message=result.message, metrics=result.metrics)
+        if not result.passed:
+            raise ConformanceProblem(result.message, result.kind or "value")
+
+    def _run_check(self, subject: Subject):
+        with contextlib.ExitStack() as stack:
+            try:
+                stack.enter_context(self.adapter.precision(self.dtype))
+            except Exception as exc:
+                return self.check.fail(subject, "raises", str(FrameworkError("set precision", exc)))
+            return self.check.run(subject)
+
+
+class InvalidCaseItem(_Item):
+    """A case (or file) that could not be loaded: fails with the located message."""
+
+    def __init__(self, *, error: CaseError, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.error = error
+        self._line = error.line or 1
+        self._add_static(case=error.case_id, file=error.file, line=error.line, check="load")
+
+    def runtest(self) -> None:
+        self._add_result(kind="case_error", message=str(self.error))
+        raise ConformanceProblem(str(self.error), "case_error")
+
+
+class UnsupportedItem(_Item):
+    """A framework that does not offer this family/parametrisation/input: skipped with why."""
+
+    def __init__(self, *, case: Case, framework: Adapter, reason: str, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.reason = reason
+        self._line = case.line
+        self._add_static(
+            case=case.id,
+            file=case.file,
+            line=case.line,
+            family=case.family,
+            parametrization=case.parametrization,
+            framework=framework.name,
+            package=framework.package,
+            framework_version=framework.version(),
+            check="unsupported",
+        )
+        self.add_marker(pytest.mark.skip(reason=reason))
+
+    def runtest(self) -> None:  # pragma: no cover - always skipped by its marker
+        pytest.skip(self.reason)
+
+
+_UNAVAILABLE: dict[str, str | None] = {}
+_DEVICE: dict[tuple[str, str], str | None] = {}
+
+
+def _cached_unavailable(adapter: Adapter) -> str | None:
+    if adapter.name not in _UNAVAILABLE:
+        _UNAVAILABLE[adapter.name] = adapter.unavailable()
+    return _UNAVAILABLE[adapter.name]
+
+
+def _cached_device(adapter: Adapter, device: str) -> str | None:
+    key = (adapter.name, device)
+    if key not in _DEVICE:
+        try:
+            _DEVICE[key] = adapter.device_unavailable(device)
+        except Exception as exc:
+            _DEVICE[key] = (
+                f"{adapter.name} cannot query device {device!r}: {type(exc).__name__}: {exc}"
+            )
+    return _DEVICE[key]
+
+
+def _error_name(error: CaseError) -> str:
+    return f"{error.case_id or '<file>'}[case-error-line{error.line or 0}]"
+
+
+def _display_path(path: Path, root: Path) -> str:
+    try:
+        return str(path.relative_to(root))
+    except ValueError:
+        return str(path)

@@ -1,0 +1,214 @@
+"""Read a case file into validated :class:`Case` objects and located :class:`CaseError` s.
+
+A broken case never hides the others: every case is validated on its own, and each problem
+becomes a :class:`CaseError` naming the file, the line, the case id and what is wrong. The
+pytest plugin turns those into failing items; the rest of the file still runs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from conformance.case_model import CaseFile, CaseSpec
+from conformance.validate import Known, SemanticError, resolve_case
+from conformance.yaml_source import Located, YamlError, load_located
+
+CASE_SUFFIXES = (".yaml", ".yml")
+
+
+@dataclass(frozen=True)
+class CaseError:
+    """A problem in a case file, located as precisely as the file allows."""
+
+    file: str
+    line: int | None
+    case_id: str | None
+    message: str
+
+    def __str__(self) -> str:
+        where = f"{self.file}:{self.line}" if self.line else self.file
+        who = f" case {self.case_id!r}:" if self.case_id else ""
+        return f"{where}:{who} {self.message}"
+
+
+@dataclass(frozen=True, eq=False)
+class Case:
+    """A validated case, ready to expand into items."""
+
+    spec: CaseSpec
+    file: str
+    line: int
+    source: str
+    parametrization: str
+
+    @property
+    def id(self) -> str:
+        return self.spec.id
+
+    @property
+    def family(self) -> str:
+        return self.spec.family
+
+
+@dataclass
+class LoadedFile:
+    path: str
+    cases: list[Case] = field(default_factory=list)
+    errors: list[CaseError] = field(default_factory=list)
+
+
+def load_case_file(
+    path: str | Path, display: str | None = None, known: Known | None = None
+) -> LoadedFile:
+    """Load ``path``; ``display`` is the name errors use (defaults to the path as given)."""
+    name = display or str(path)
+    try:
+        raw = Path(path).read_bytes()
+    except OSError as exc:
+        return LoadedFile(name, errors=[CaseError(name, None, None, f"cannot read: {exc}")])
+    return load_case_text(raw, name, known)
+
+
+def load_case_text(raw: str | bytes, name: str, known: Known | None = None) -> LoadedFile:
+    out = LoadedFile(name)
+    try:
+        doc = load_located(raw)
+    except YamlError as exc:
+        out.errors.append(CaseError(name, exc.line, None, exc.message))
+        return out
+    text = raw.decode("utf-8") if isinstance(raw, bytes) else raw
+    if not isinstance(doc.data, dict):
+        kind = "empty" if doc.data is None else f"a {type(doc.data).__name__}"
+        out.errors.append(
+            CaseError(
+                name, 1, None, f"a case file is a mapping with a 'cases:' list; this is {kind}"
+            )
+        )
+        return out
+    try:
+        top = CaseFile.model_validate(doc.data)
+    except ValidationError as exc:
+        for err in exc.errors():
+            out.errors.append(CaseError(name, doc.line_of(err["loc"]), None, _describe(err)))
+        return out
+
+    case_lines = [doc.line_of(("cases", i)) or 1 for i in range(len(top.cases))]
+    text_lines = text.splitlines()
+    seen: dict[str, int] = {}
+    for i, raw_case in enumerate(top.cases):
+        line = case_lines[i]
+        end = case_lines[i + 1] - 1 if i + 1 < len(case_lines) else len(text_lines)
+        source = "\n".join(text_lines[line - 1 : end]).rstrip() + "\n"
+        case_id = raw_case.get("id") if isinstance(raw_case, dict) else None
+        case_id = case_id if isinstance(case_id, str) else None
+        result = _load_case(doc, top.defaults, raw_case, i, name, source, known)
+        if isinstance(result, Case):
+            if result.id in seen:
+                out.errors.append(
+                    CaseError(
+                        name,
+                        doc.line_of(("cases", i, "id")),
+                        result.id,
+                        f"duplicate case id (first defined at line {seen[result.id]})",
+                    )
+                )
+                continue
+            seen[result.id] = line
+            out.cases.append(result)
+        else:
+            out.errors.extend(CaseError(name, ln, case_id, msg) for ln, msg in result)
+    return out
+
+
+def _load_case(
+    doc: Located,
+    defaults: dict[str, Any],
+    raw: Any,
+    index: int,
+    name: str,
+    source: str,
+    known: Known | None,
+) -> Case | list[tuple[int | None, str]]:
+    path = ("cases", index)
+    if not isinstance(raw, dict):
+        return [(doc.line_of(path), f"a case is a mapping, got {type(raw).__name__}")]
+    merged = {**defaults, **raw}
+    try:
+        spec = CaseSpec.model_validate(merged)
+    except ValidationError as exc:
+        errors = []
+        for err in _merge_union_errors(exc.errors()):
+            loc = tuple(err["loc"])
+            root = path if (loc and loc[0] in raw) or not loc else ("defaults",)
+            errors.append((doc.line_of(root + _yaml_path(loc)), _describe(err)))
+        return errors
+    try:
+        parametrization = resolve_case(spec, known)
+    except SemanticError as exc:
+        return [(doc.line_of(path + exc.path), exc.message)]
+    return Case(spec, name, doc.line_of(path) or 1, source, parametrization)
+
+
+_TAG_PARTS = {"literal", "generator", "sample", "float", "int", "bool", "str"}
+
+
+def _yaml_path(loc: tuple) -> tuple:
+    """Drop pydantic's union-member tags (``literal``, ``normal``…) to get a path into the YAML."""
+    out = []
+    for part in loc:
+        if isinstance(part, str) and (part in _TAG_PARTS or part.startswith(("list[", "union["))):
+            continue
+        out.append(part)
+    return tuple(out)
+
+
+def _merge_union_errors(errors: list[dict]) -> list[dict]:
+    """Collapse "not a float / not an int / not a list" triples into one readable error."""
+    out: list[dict] = []
+    seen: set[tuple] = set()
+    for err in errors:
+        loc = tuple(err["loc"])
+        if "literal" in loc:
+            base = loc[: loc.index("literal")]
+            if base in seen:
+                continue
+            seen.add(base)
+            out.append(
+                {
+                    **err,
+                    "loc": base,
+                    "msg": "expected a number, a nested list of numbers, or a mapping with "
+                    "'generator:' (or 'sample:' for the value)",
+                }
+            )
+        else:
+            out.append(err)
+    return out
+
+
+def _describe(err: dict) -> str:
+    loc = ".".join(str(p) for p in _yaml_path(tuple(err["loc"])))
+    msg = err["msg"]
+    if err.get("type") == "extra_forbidden":
+        msg = "unknown key (not part of case format v1)"
+    elif err.get("type") == "missing":
+        msg = "required key is missing"
+    value = err.get("input")
+    shown = ""
+    if err.get("type") not in ("missing", "extra_forbidden") and isinstance(
+        value, str | int | float
+    ):
+        shown = f" (got {value!r})"
+    return f"{loc}: {msg}{shown}" if loc else f"{msg}{shown}"
+
+
+def find_case_files(root: str | Path) -> list[Path]:
+    """Every ``*.yaml``/``*.yml`` below ``root`` (or ``root`` itself), sorted for stable ids."""
+    root = Path(root)
+    if root.is_file():
+        return [root]
+    return sorted(p for p in root.rglob("*") if p.suffix in CASE_SUFFIXES and p.is_file())

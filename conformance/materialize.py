@@ -1,0 +1,150 @@
+"""Turn a case into concrete inputs for one dtype, and into the oracle's expectations for them.
+
+Inputs are generated in float64, rounded to the run's dtype, and exactly those rounded numbers go
+to the oracle, so a diff measures the framework's arithmetic rather than input rounding. Both
+steps are cached per (case, dtype) in the process: every framework and check shares them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+import reference
+from conformance.case_model import SampleSpec
+from conformance.dtypes import round_to, value_numpy_dtype
+from conformance.generators import GENERATORS
+from conformance.loader import Case
+
+
+class CaseInputError(ValueError):
+    """A case whose arrays cannot be built (e.g. a literal matrix that is not positive-definite)."""
+
+
+@dataclass(frozen=True, eq=False)
+class Inputs:
+    """Concrete inputs of a case in one dtype; every float array already holds rounded values."""
+
+    params: dict[str, np.ndarray]
+    value: np.ndarray
+    dtype: str
+    value_dtype: np.dtype
+    parametrization: str
+
+    def framework_params(self) -> dict[str, np.ndarray]:
+        """The parameters in the dtype the framework receives."""
+        return {k: v.astype(self.dtype) for k, v in self.params.items()}
+
+    def framework_value(self) -> np.ndarray:
+        return self.value.astype(self.value_dtype)
+
+    def shapes(self) -> dict[str, tuple[int, ...]]:
+        return {**{k: v.shape for k, v in self.params.items()}, "value": self.value.shape}
+
+
+@dataclass(frozen=True, eq=False)
+class Expected:
+    """What the oracle says for one :class:`Inputs`."""
+
+    batch_shape: tuple[int, ...]
+    event_shape: tuple[int, ...]
+    log_prob_shape: tuple[int, ...]
+    log_prob: np.ndarray
+    #: Σ over inputs and their elements of |x|·|∂log_prob/∂x| (plus a normwise term for
+    #: matrices): how much log_prob moves when every input moves by one relative unit.
+    sensitivity: np.ndarray
+    event_size: int
+
+
+def _build(spec) -> np.ndarray:
+    if hasattr(spec, "generator"):
+        options = spec.model_dump(exclude={"generator", "shape", "seed"})
+        return np.asarray(GENERATORS[spec.generator](tuple(spec.shape), spec.seed, **options))
+    return np.asarray(spec, dtype=np.float64)
+
+
+@lru_cache(maxsize=4096)
+def float64_inputs(case: Case) -> tuple[dict[str, np.ndarray], np.ndarray]:
+    """The case's arrays before rounding (float64), sampling the value from the oracle if asked."""
+    family = reference.get_family(case.family)
+    try:
+        params = {name: _build(spec) for name, spec in case.spec.params.items()}
+        value_spec = case.spec.value
+        if isinstance(value_spec, SampleSpec):
+            value = _sample(family, params, value_spec, case.parametrization)
+        else:
+            value = _build(value_spec)
+    except (ValueError, np.linalg.LinAlgError, reference.OracleError) as exc:
+        raise CaseInputError(f"cannot build the case's arrays: {exc}") from exc
+    if case.spec.value_dtype != "float":
+        value = np.round(value)
+    for array in (*params.values(), value):
+        array.setflags(write=False)
+    return params, value
+
+
+def _sample(family: reference.Family, params, value_spec: SampleSpec, parametrization: str):
+    opts = value_spec.sample
+    rng = np.random.default_rng(opts.seed)
+    if opts.shape is None:
+        return family.sample(params, tuple(opts.sample_shape or ()), rng, parametrization)
+    batch = family.batch_shape(params, parametrization)
+    wanted = tuple(opts.shape)
+    full = np.broadcast_shapes(wanted, batch)
+    draw = family.sample(params, full[: len(full) - len(batch)], rng, parametrization)
+    # Keep index 0 where the wanted shape has size 1 or lacks the dim.
+    lead = len(full) - len(wanted)
+    index = tuple(
+        0 if i < lead else (slice(0, 1) if wanted[i - lead] == 1 else slice(None))
+        for i in range(len(full))
+    )
+    return np.asarray(draw[index])
+
+
+@lru_cache(maxsize=4096)
+def inputs_for(case: Case, dtype: str) -> Inputs:
+    params64, value64 = float64_inputs(case)
+    params = {k: round_to(v, dtype) for k, v in params64.items()}
+    vdtype = value_numpy_dtype(case.spec.value_dtype, dtype)
+    value = round_to(value64, dtype) if vdtype.kind == "f" else value64.astype(np.float64)
+    return Inputs(params, value, dtype, vdtype, case.parametrization)
+
+
+@lru_cache(maxsize=4096)
+def expected_for(case: Case, dtype: str) -> Expected:
+    inputs = inputs_for(case, dtype)
+    return expected_from_inputs(case.family, inputs)
+
+
+def expected_from_inputs(family_name: str, inputs: Inputs) -> Expected:
+    family = reference.get_family(family_name)
+    par = inputs.parametrization
+    try:
+        log_prob = family.log_prob(inputs.params, inputs.value, par)
+        grads = family.elementwise_grad(inputs.params, inputs.value, par)
+    except (ValueError, np.linalg.LinAlgError) as exc:
+        raise CaseInputError(f"the oracle cannot evaluate this case: {exc}") from exc
+    b = family.broadcast(inputs.params, inputs.value, par)
+    sensitivity = np.zeros(b.lp_shape)
+    info = family.params(par)
+    for name, grad in grads.items():
+        rank = family.value.event_rank if name == "value" else info[name].event_rank
+        x = b.value if name == "value" else b.params[name]
+        axes = tuple(range(grad.ndim - rank, grad.ndim))
+        with np.errstate(invalid="ignore"):
+            term = np.abs(x * grad).sum(axis=axes) if axes else np.abs(x * grad)
+            if rank == 2:  # normwise: a backward-stable factorisation perturbs by ‖X‖, not |X_ij|
+                norm = np.sqrt((x * x).sum(axis=axes)) * np.sqrt((grad * grad).sum(axis=axes))
+                term = np.maximum(term, norm * np.sqrt(x.shape[-1]))
+        sensitivity = sensitivity + np.nan_to_num(term, nan=0.0, posinf=0.0)
+    event_size = int(np.prod(b.event_shape)) if b.event_shape else 1
+    return Expected(
+        batch_shape=b.batch_shape,
+        event_shape=b.event_shape,
+        log_prob_shape=b.lp_shape,
+        log_prob=log_prob,
+        sensitivity=sensitivity,
+        event_size=event_size,
+    )

@@ -1,0 +1,213 @@
+"""The pytest plugin (entry point ``pytest11: conformance``).
+
+Case files are collected only from case roots — ``--cases DIR``, ``CONFORMANCE_CASES``, the ini
+value ``conformance_cases`` — or when named on the command line, so installing the suite never
+turns another project's YAML files into tests. results.json is written by the process that sees
+every report (the xdist controller), and only when case items were collected.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import importlib.metadata
+import os
+import platform
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from conformance import __version__
+from conformance.items import SETTINGS_KEY, CaseFile
+from conformance.loader import CASE_SUFFIXES
+from conformance.results import ResultsCollector, counts, write_atomic
+from conformance.settings import DEFAULT_RESULTS, Settings, env_list, split_list
+
+#: Distributions whose versions a run reports (frameworks and what they run on).
+REPORTED_PACKAGES = (
+    "torch",
+    "jax",
+    "jaxlib",
+    "numpyro",
+    "gpytorch",
+    "linear_operator",
+    "numpy",
+    "scipy",
+)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("conformance", "distribution conformance suite")
+    group.addoption(
+        "--cases",
+        action="append",
+        metavar="DIR",
+        help="directory (or file) of YAML cases; repeatable",
+    )
+    group.addoption(
+        "--framework",
+        action="append",
+        metavar="NAME",
+        help="only these adapters (glob; repeatable or comma-separated)",
+    )
+    group.addoption("--family", action="append", metavar="NAME", help="only these families (glob)")
+    group.addoption("--check", action="append", metavar="NAME", help="only these checks (glob)")
+    group.addoption(
+        "--dtype", action="append", metavar="DTYPE", help="only these dtypes: float32, float64"
+    )
+    group.addoption(
+        "--device", metavar="DEVICE", help="cpu (default) or cuda; also CONFORMANCE_DEVICE"
+    )
+    group.addoption(
+        "--adapter",
+        action="append",
+        metavar="MODULE:CLASS",
+        help="load a third-party adapter class",
+    )
+    group.addoption(
+        "--results", metavar="PATH", help=f"where to write results.json (default {DEFAULT_RESULTS})"
+    )
+    group.addoption("--no-results", action="store_true", help="do not write results.json")
+    parser.addini("conformance_cases", "directories of YAML case files", type="paths", default=[])
+
+
+def _settings(config: pytest.Config) -> Settings:
+    opt = config.option
+    roots = [Path(p).resolve() for p in split_list(opt.cases)]
+    roots += [Path(p).resolve() for p in env_list("CONFORMANCE_CASES")]
+    roots += [Path(p).resolve() for p in config.getini("conformance_cases")]
+    results = opt.results or os.environ.get("CONFORMANCE_RESULTS") or DEFAULT_RESULTS
+    return Settings(
+        case_roots=roots,
+        frameworks=split_list(opt.framework) or env_list("CONFORMANCE_FRAMEWORKS"),
+        families=split_list(opt.family) or env_list("CONFORMANCE_FAMILIES"),
+        checks=split_list(opt.check) or env_list("CONFORMANCE_CHECKS"),
+        dtypes=split_list(opt.dtype) or env_list("CONFORMANCE_DTYPES"),
+        device=opt.device or os.environ.get("CONFORMANCE_DEVICE") or "cpu",
+        adapter_specs=tuple(split_list(opt.adapter) + env_list("CONFORMANCE_ADAPTERS")),
+        results_path=None if opt.no_results else Path(results),
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    settings = _settings(config)
+    problems = settings.problems()
+    if problems:
+        raise pytest.UsageError("; ".join(problems))
+    config.stash[SETTINGS_KEY] = settings
+    if not hasattr(config, "workerinput"):
+        config.pluginmanager.register(Recorder(config), "conformance-recorder")
+    explicit = [Path(p).resolve() for p in split_list(config.option.cases)]
+    if explicit:
+        # `--cases DIR` alone should run DIR, not the default testpaths.
+        given = config.args if config.args_source == pytest.Config.ArgsSource.ARGS else []
+        config.args = [*given, *(str(p) for p in explicit if str(p) not in given)]
+
+
+def _is_case_file(file_path: Path, config: pytest.Config) -> bool:
+    if file_path.suffix not in CASE_SUFFIXES:
+        return False
+    settings: Settings = config.stash[SETTINGS_KEY]
+    resolved = file_path.resolve()
+    for root in settings.case_roots:
+        if resolved == root or root in resolved.parents:
+            return True
+    return any(Path(a.split("::")[0]).resolve() == resolved for a in config.args)
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector):
+    if _is_case_file(file_path, parent.config):
+        return CaseFile.from_parent(parent, path=file_path)
+    return None
+
+
+def _versions() -> dict[str, str]:
+    out = {}
+    for name in REPORTED_PACKAGES:
+        try:
+            out[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            out[name] = "not installed"
+    return out
+
+
+def _env() -> dict[str, str]:
+    return {k: v for k, v in sorted(os.environ.items()) if k.startswith("CONFORMANCE_")}
+
+
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    settings: Settings = config.stash[SETTINGS_KEY]
+    versions = ", ".join(f"{k} {v}" for k, v in _versions().items())
+    env = ", ".join(f"{k}={v}" for k, v in _env().items()) or "(none set)"
+    roots = ", ".join(str(r) for r in settings.case_roots) or "(none)"
+    return [
+        f"conformance {__version__}: {versions}",
+        f"conformance device: {settings.device}; case roots: {roots}",
+        f"conformance env: {env}",
+    ]
+
+
+class Recorder:
+    """Turns reports into records and writes results.json; lives on the controller only."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+        self.collector = ResultsCollector()
+        self.started = time.time()
+
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        self.collector.set_collected([i.nodeid for i in session.items])
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_xdist_node_collection_finished(self, node, ids) -> None:
+        self.collector.set_collected(list(ids))
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        self.collector.add_report(report)
+
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        settings: Settings = self.config.stash[SETTINGS_KEY]
+        interrupted = exitstatus == pytest.ExitCode.INTERRUPTED
+        reason = (
+            "interrupted before this item ran"
+            if interrupted
+            else "no result reported (crashed worker?)"
+        )
+        records = self.collector.finalize(reason)
+        if settings.results_path is None or not records:
+            return
+        write_atomic(
+            settings.results_path, {"run": self.run_info(exitstatus, records), "records": records}
+        )
+
+    def run_info(self, exitstatus: int, records: list[dict]) -> dict:
+        settings: Settings = self.config.stash[SETTINGS_KEY]
+        numprocesses = getattr(self.config.option, "numprocesses", None)
+        return {
+            "schema_version": 1,
+            "conformance_version": __version__,
+            "frameworks": _versions(),
+            "python": sys.version.split()[0],
+            "platform": platform.platform(),
+            "machine": platform.machine(),
+            "device": settings.device,
+            "started": dt.datetime.fromtimestamp(self.started, dt.UTC).isoformat(
+                timespec="seconds"
+            ),
+            "duration": round(time.time() - self.started, 3),
+            "command": " ".join(sys.argv),
+            "args": list(self.config.invocation_params.args),
+            "workers": numprocesses or 0,
+            "env": _env(),
+            "case_roots": [str(r) for r in settings.case_roots],
+            "interrupted": exitstatus == pytest.ExitCode.INTERRUPTED,
+            "exitstatus": int(exitstatus),
+            "collected": len(self.collector.collected or []),
+            "counts": counts(records),
+        }
+
+    def pytest_terminal_summary(self, terminalreporter, exitstatus: int) -> None:
+        settings: Settings = self.config.stash[SETTINGS_KEY]
+        if settings.results_path is not None and self.collector.collected:
+            terminalreporter.write_line(f"conformance results: {settings.results_path}")

@@ -1,0 +1,176 @@
+"""results.json: one record per collected item, written atomically.
+
+This is the contract every report and downstream tool reads. Records are assembled on the
+process that sees every report (the xdist controller, or the only process), from the static
+metadata each item carries in ``user_properties`` plus its phase outcomes.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+SCHEMA_VERSION = 1
+STATIC_KEY = "conformance"
+RESULT_KEY = "conformance_result"
+OUTCOMES = ("passed", "failed", "error", "skipped", "xfailed", "xpassed")
+
+#: Record kinds that are not the framework's fault: they make the outcome ``error``.
+ERROR_KINDS = ("case_error", "harness_error")
+
+
+def is_case_nodeid(nodeid: str) -> bool:
+    return nodeid.split("::", 1)[0].endswith((".yaml", ".yml"))
+
+
+def _props(report: Any, key: str) -> dict:
+    for name, value in getattr(report, "user_properties", ()) or ():
+        if name == key:
+            return json.loads(value)
+    return {}
+
+
+def _longrepr_text(report: Any) -> str:
+    longrepr = report.longrepr
+    if longrepr is None:
+        return ""
+    if isinstance(longrepr, tuple) and len(longrepr) == 3:  # skip: (path, lineno, reason)
+        reason = str(longrepr[2])
+        return reason.removeprefix("Skipped: ")
+    return getattr(report, "longreprtext", None) or str(longrepr)
+
+
+@dataclass
+class _Pending:
+    static: dict = field(default_factory=dict)
+    result: dict = field(default_factory=dict)
+    outcome: str | None = None
+    message: str = ""
+    duration: float = 0.0
+
+
+class ResultsCollector:
+    """Accumulates reports into records; :meth:`write` saves them with the run's metadata."""
+
+    def __init__(self) -> None:
+        self.pending: dict[str, _Pending] = {}
+        self.records: dict[str, dict] = {}
+        self.collected: list[str] | None = None
+
+    def set_collected(self, nodeids: list[str]) -> None:
+        if self.collected is None:
+            self.collected = [n for n in nodeids if is_case_nodeid(n)]
+
+    def add_report(self, report: Any) -> None:
+        if not is_case_nodeid(report.nodeid):
+            return
+        p = self.pending.setdefault(report.nodeid, _Pending())
+        p.static = p.static or _props(report, STATIC_KEY)
+        p.result = _props(report, RESULT_KEY) or p.result
+        p.duration += float(getattr(report, "duration", 0.0) or 0.0)
+        wasxfail = getattr(report, "wasxfail", None)
+        if report.when == "setup":
+            if report.failed:
+                p.outcome, p.message = "error", _longrepr_text(report)
+            elif report.skipped:
+                p.outcome = "xfailed" if wasxfail is not None else "skipped"
+                p.message = wasxfail or _longrepr_text(report)
+        elif report.when == "call":
+            if wasxfail is not None:
+                p.outcome = "xpassed" if report.passed else "xfailed"
+                p.message = p.result.get("message") or _longrepr_text(report) or str(wasxfail)
+            elif report.failed:
+                kind = p.result.get("kind")
+                p.outcome = "error" if kind in ERROR_KINDS else "failed"
+                p.message = p.result.get("message") or _longrepr_text(report)
+            elif report.skipped:
+                p.outcome, p.message = "skipped", _longrepr_text(report)
+            else:
+                p.outcome, p.message = "passed", ""
+        elif report.when == "teardown":
+            if report.failed:
+                p.outcome = "error"
+                p.message = (p.message + "\n" if p.message else "") + _longrepr_text(report)
+            self._finish(report.nodeid)
+
+    def _finish(self, nodeid: str) -> None:
+        p = self.pending.pop(nodeid)
+        record = {"nodeid": nodeid, **p.static}
+        record.update(
+            {
+                "outcome": p.outcome or "error",
+                "kind": p.result.get("kind"),
+                "message": p.message,
+                "metrics": p.result.get("metrics", {}),
+                "duration": round(p.duration, 6),
+            }
+        )
+        for key, value in p.result.get("extra", {}).items():
+            record[key] = value
+        self.records[nodeid] = record
+
+    def finalize(self, reason: str) -> list[dict]:
+        """Every collected item's record; an item with no result gets an ``error`` record."""
+        for nodeid in list(self.pending):
+            self._finish(nodeid)
+        order = self.collected if self.collected is not None else list(self.records)
+        out = []
+        for nodeid in order:
+            rec = self.records.get(nodeid)
+            if rec is None:
+                rec = {
+                    "nodeid": nodeid,
+                    "outcome": "error",
+                    "kind": "no_result",
+                    "message": reason,
+                    "metrics": {},
+                }
+            out.append(rec)
+        extra = [r for n, r in self.records.items() if n not in set(order)]
+        return out + extra
+
+
+def counts(records: list[dict]) -> dict[str, int]:
+    out = dict.fromkeys(OUTCOMES, 0)
+    for rec in records:
+        out[rec["outcome"]] = out.get(rec["outcome"], 0) + 1
+    return out
+
+
+def strict_json(value: Any) -> Any:
+    """Replace NaN and ±inf (not valid JSON) by the strings "nan", "inf", "-inf"."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")
+    if isinstance(value, dict):
+        return {str(k): strict_json(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [strict_json(v) for v in value]
+    return value
+
+
+def write_atomic(path: str | Path, payload: dict) -> None:
+    """Write JSON to a temporary file in the same directory, then rename it into place."""
+    path = Path(path)
+    payload = strict_json(payload)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(payload, fh, indent=1, allow_nan=False, default=str)
+            fh.write("\n")
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def load_results(path: str | Path) -> dict:
+    with open(path, encoding="utf-8") as fh:
+        return json.load(fh)

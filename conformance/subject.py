@@ -1,0 +1,91 @@
+"""One case in one framework, dtype and device: what a check evaluates.
+
+Every call into the framework goes through :meth:`Subject.framework_call`, which turns any
+exception into a :class:`FrameworkError` naming the stage — so a framework that raises becomes a
+failing item with its own message, never a harness crash.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import traceback
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from conformance.adapters.base import Adapter
+from conformance.loader import Case
+from conformance.materialize import Expected, Inputs
+from conformance.registry import Binding
+
+
+class FrameworkError(Exception):
+    """The framework raised during ``stage`` (build, log_prob, grad, …)."""
+
+    def __init__(self, stage: str, exc: BaseException) -> None:
+        super().__init__(stage, exc)
+        self.stage = stage
+        self.exc = exc
+        frames = traceback.extract_tb(exc.__traceback__)
+        self.where = f"{frames[-1].filename}:{frames[-1].lineno}" if frames else ""
+
+    def __str__(self) -> str:
+        name = type(self.exc).__qualname__
+        module = type(self.exc).__module__
+        qual = name if module in ("builtins", None) else f"{module}.{name}"
+        text = str(self.exc).strip()
+        return f"{self.stage} raised {qual}: {text}" + (
+            f"\n  at {self.where}" if self.where else ""
+        )
+
+
+@dataclass(frozen=True, eq=False)
+class Subject:
+    case: Case
+    adapter: Adapter
+    binding: Binding
+    dtype: str
+    device: str
+    inputs: Inputs
+    expected: Expected
+
+    @property
+    def label(self) -> str:
+        return f"{self.adapter.name} {self.adapter.version()}, {self.dtype}, {self.device}"
+
+    def shapes_line(self) -> str:
+        parts = [f"{k} {tuple(v)}" for k, v in self.inputs.shapes().items()]
+        return ", ".join(parts) + f" → log_prob {self.expected.log_prob_shape}"
+
+    @contextlib.contextmanager
+    def framework_call(self, stage: str) -> Iterator[None]:
+        try:
+            yield
+        except Exception as exc:
+            raise FrameworkError(stage, exc) from exc
+
+    def array(self, array: np.ndarray) -> Any:
+        with self.framework_call("convert inputs"):
+            return self.adapter.asarray(array, self.device)
+
+    def params(self) -> dict[str, Any]:
+        return {k: self.array(v) for k, v in self.inputs.framework_params().items()}
+
+    def value(self) -> Any:
+        return self.array(self.inputs.framework_value())
+
+    def build(self, params: dict[str, Any] | None = None) -> Any:
+        params = self.params() if params is None else params
+        with self.framework_call("build"):
+            return self.adapter.construct(self.binding, params)
+
+    def log_prob(self, dist: Any, value: Any | None = None) -> Any:
+        value = self.value() if value is None else value
+        with self.framework_call("log_prob"):
+            return self.adapter.log_prob(dist, value)
+
+    def numpy(self, array: Any, stage: str = "read result") -> np.ndarray:
+        with self.framework_call(stage):
+            return np.asarray(self.adapter.to_numpy(array))

@@ -1,0 +1,232 @@
+"""Family-aware validation of a case: names, parameter sets, shapes and broadcasting.
+
+Runs on shapes alone — no array is allocated — so a case that would need a huge array is
+rejected before anything is built. Shapes are checked by the oracle's own batch rules applied
+to zero-stride placeholder arrays.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import numpy as np
+
+import reference
+from conformance.case_model import CaseSpec, SampleSpec, literal_shape
+from reference import OracleError
+
+DEFAULT_MAX_ELEMENTS = 1_000_000
+
+
+def max_elements() -> int:
+    """Cap on the elements of any one array of a case (``CONFORMANCE_MAX_ELEMENTS``)."""
+    raw = os.environ.get("CONFORMANCE_MAX_ELEMENTS", "")
+    try:
+        return int(raw) if raw else DEFAULT_MAX_ELEMENTS
+    except ValueError:
+        return DEFAULT_MAX_ELEMENTS
+
+
+class SemanticError(ValueError):
+    def __init__(self, path: tuple, message: str) -> None:
+        super().__init__(message)
+        self.path = path
+        self.message = message
+
+
+@dataclass(frozen=True)
+class Known:
+    """Names the case may refer to besides families: frameworks and checks (None: not checked)."""
+
+    frameworks: frozenset[str] | None = None
+    checks: frozenset[str] | None = None
+
+
+def spec_shape(spec) -> tuple[int, ...]:
+    """Shape of a literal or generator spec, without building it."""
+    if hasattr(spec, "generator"):
+        return tuple(spec.shape)
+    return literal_shape(spec)
+
+
+def _placeholder(shape: tuple[int, ...]) -> np.ndarray:
+    return np.broadcast_to(np.zeros(()), shape)
+
+
+def _check_size(path: tuple, what: str, shape: Iterable[int]) -> None:
+    cap = max_elements()
+    n = math.prod(shape)
+    if n > cap:
+        raise SemanticError(
+            path,
+            f"{what} of shape {tuple(shape)} has {n} elements, over the cap of {cap} "
+            "(set CONFORMANCE_MAX_ELEMENTS to raise it)",
+        )
+
+
+def resolve_case(spec: CaseSpec, known: Known | None = None) -> str:
+    """Validate ``spec`` against its family; return the parametrisation it uses."""
+    try:
+        family = reference.get_family(spec.family)
+    except OracleError as exc:
+        raise SemanticError(("family",), str(exc)) from None
+
+    parametrization = _resolve_parametrization(spec, family)
+    info = family.params(parametrization)
+
+    shapes = {}
+    for name, pinfo in info.items():
+        pspec = spec.params[name]
+        shape = spec_shape(pspec)
+        _check_size(("params", name), name, shape)
+        if len(shape) < pinfo.event_rank:
+            raise SemanticError(
+                ("params", name),
+                f"{name} needs at least {pinfo.event_rank} dims ({pinfo.domain}), got shape {shape}",
+            )
+        _check_generator(("params", name), pspec, shape)
+        shapes[name] = shape
+
+    placeholders = {k: _placeholder(s) for k, s in shapes.items()}
+    try:
+        batch = family.batch_shape(placeholders, parametrization)
+        event = family.event_shape(placeholders, parametrization)
+    except OracleError as exc:
+        raise SemanticError(("params",), str(exc)) from None
+
+    value_shape = _value_shape(spec, batch, event, family.value.event_rank)
+    _check_size(("value",), "value", value_shape)
+    try:
+        lp_shape = family.log_prob_shape(placeholders, _placeholder(value_shape), parametrization)
+    except OracleError as exc:
+        raise SemanticError(("value",), str(exc)) from None
+    biggest = max(
+        (math.prod(s[len(s) - info[k].event_rank :]) for k, s in shapes.items()), default=1
+    )
+    _check_size(("value",), "the broadcast batch", (*lp_shape, biggest))
+
+    _check_value_dtype(spec, family)
+    _check_expect(spec, batch, event, lp_shape)
+    _check_names(spec, known or Known())
+    return parametrization
+
+
+def _resolve_parametrization(spec: CaseSpec, family: reference.Family) -> str:
+    given = set(spec.params)
+    if spec.parametrization is not None:
+        if spec.parametrization not in family.parametrizations:
+            known = ", ".join(family.parametrizations)
+            raise SemanticError(
+                ("parametrization",),
+                f"{family.name} has no parametrization {spec.parametrization!r} (known: {known})",
+            )
+        _check_param_set(family, spec.parametrization, given, inferred=False)
+        return spec.parametrization
+    matches = [p for p, params in family.parametrizations.items() if set(params) == given]
+    if len(matches) == 1:
+        return matches[0]
+    # No exact match: report against the closest parametrisation, naming the offending key.
+    best = max(family.parametrizations, key=lambda p: len(given & set(family.parametrizations[p])))
+    _check_param_set(family, best, given, inferred=True)
+    raise AssertionError("unreachable: the parameter sets differ")
+
+
+def _check_param_set(
+    family: reference.Family, parametrization: str, given: set, inferred: bool
+) -> None:
+    expected = set(family.parametrizations[parametrization])
+    missing, extra = sorted(expected - given), sorted(given - expected)
+    label = f"{family.name}({parametrization})"
+    if inferred and len(family.parametrizations) > 1:
+        options = "; ".join(f"{p}: {sorted(ps)}" for p, ps in family.parametrizations.items())
+        label += f" — the closest of its parametrizations ({options})"
+    if extra:
+        raise SemanticError(("params", extra[0]), f"unexpected parameter {extra[0]!r} for {label}")
+    if missing:
+        raise SemanticError(("params",), f"missing parameter {missing[0]!r} for {label}")
+
+
+def _check_generator(path: tuple, pspec, shape: tuple[int, ...]) -> None:
+    gen = getattr(pspec, "generator", None)
+    if gen in ("spd", "cholesky") and (len(shape) < 2 or shape[-1] != shape[-2]):
+        raise SemanticError(
+            path, f"generator {gen!r} needs a square shape (..., n, n), got {shape}"
+        )
+    if gen == "simplex" and (len(shape) < 1 or shape[-1] < 1):
+        raise SemanticError(path, f"generator 'simplex' needs a last dim of size ≥ 1, got {shape}")
+    for lo, hi in (
+        ("low", "high"),
+        ("min_eigenvalue", "max_eigenvalue"),
+        ("diag_low", "diag_high"),
+    ):
+        if hasattr(pspec, lo) and getattr(pspec, lo) > getattr(pspec, hi):
+            raise SemanticError(path, f"generator {gen!r}: {lo} is greater than {hi}")
+
+
+def _value_shape(
+    spec: CaseSpec, batch: tuple[int, ...], event: tuple[int, ...], rank: int
+) -> tuple[int, ...]:
+    value = spec.value
+    value_event = event[len(event) - rank :] if rank else ()
+    if not isinstance(value, SampleSpec):
+        shape = spec_shape(value)
+        _check_generator(("value",), value, shape)
+        return shape
+    opts = value.sample
+    if opts.shape is not None:
+        vbatch = tuple(opts.shape)
+        try:
+            np.broadcast_shapes(vbatch, batch)
+        except ValueError:
+            raise SemanticError(
+                ("value", "sample", "shape"),
+                f"sample shape {vbatch} does not broadcast with the batch shape {batch}",
+            ) from None
+        return vbatch + value_event
+    return tuple(opts.sample_shape or ()) + batch + value_event
+
+
+def _check_value_dtype(spec: CaseSpec, family: reference.Family) -> None:
+    if spec.value_dtype == "float":
+        return
+    if not family.value.discrete:
+        raise SemanticError(
+            ("value_dtype",),
+            f"value_dtype {spec.value_dtype} needs a discrete family; {family.name} is continuous",
+        )
+    value = spec.value
+    if not isinstance(value, SampleSpec) and not hasattr(value, "generator"):
+        flat = np.asarray(value, dtype=np.float64).ravel()
+        if flat.size and not np.all(np.isfinite(flat) & (flat == np.round(flat))):
+            raise SemanticError(("value",), f"value_dtype {spec.value_dtype} needs integral values")
+
+
+def _check_expect(spec: CaseSpec, batch, event, lp_shape) -> None:
+    if spec.expect is None:
+        return
+    for key, actual in (
+        ("batch_shape", batch),
+        ("event_shape", event),
+        ("log_prob_shape", lp_shape),
+    ):
+        stated = getattr(spec.expect, key)
+        if stated is not None and tuple(stated) != tuple(actual):
+            raise SemanticError(
+                ("expect", key),
+                f"expect.{key} {tuple(stated)} disagrees with the oracle's {tuple(actual)}",
+            )
+
+
+def _check_names(spec: CaseSpec, known: Known) -> None:
+    for key, names in (("frameworks", known.frameworks), ("checks", known.checks)):
+        listed = getattr(spec, key)
+        if listed is None or names is None:
+            continue
+        for i, name in enumerate(listed):
+            if name not in names:
+                raise SemanticError(
+                    (key, i), f"unknown {key[:-1]} {name!r}; known: {', '.join(sorted(names))}"
+                )

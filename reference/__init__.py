@@ -1,0 +1,36 @@
+"""NumPy float64 reference oracle: the truth every framework is diffed against.
+
+This package imports NumPy and SciPy only — never a framework — so a framework bug cannot leak
+into the expected values. ``tests/test_reference_isolation.py`` enforces that.
+"""
+
+from __future__ import annotations
+
+from reference.core import Family, OracleError, ParamInfo, ValueInfo, unbroadcast
+from reference.families import FAMILIES
+
+
+def get_family(name: str) -> Family:
+    """The oracle of family ``name``; :class:`OracleError` names the known ones otherwise."""
+    try:
+        return FAMILIES[name]
+    except KeyError:
+        raise OracleError(
+            f"unknown family {name!r}; known: {', '.join(sorted(FAMILIES))}"
+        ) from None
+
+
+def family_names() -> list[str]:
+    return sorted(FAMILIES)
+
+
+__all__ = [
+    "FAMILIES",
+    "Family",
+    "OracleError",
+    "ParamInfo",
+    "ValueInfo",
+    "family_names",
+    "get_family",
+    "unbroadcast",
+]

@@ -1,0 +1,47 @@
+"""Bernoulli by ``probs`` or ``logits``; support {0, 1}."""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import special
+
+from reference.core import Arrays, Family, ParamInfo, ValueInfo
+
+
+def _in_support(value: np.ndarray) -> np.ndarray:
+    return (value == 0.0) | (value == 1.0)
+
+
+class Bernoulli(Family):
+    def _log_prob(self, params: Arrays, value: np.ndarray, parametrization: str) -> np.ndarray:
+        if parametrization == "probs":
+            p = params["probs"]
+            out = special.xlogy(value, p) + special.xlog1py(1.0 - value, -p)
+        else:
+            logits = params["logits"]
+            out = value * logits - np.logaddexp(0.0, logits)
+        return np.where(_in_support(value), out, -np.inf)
+
+    def _grad(
+        self, params: Arrays, value: np.ndarray, parametrization: str
+    ) -> dict[str, np.ndarray]:
+        if parametrization == "probs":
+            p = params["probs"]
+            with np.errstate(divide="ignore", invalid="ignore"):
+                g = np.where(value == 1.0, 1.0 / p, -1.0 / (1.0 - p))
+            return {"probs": g}
+        return {"logits": value - special.expit(params["logits"])}
+
+    def _sample(self, params, shape, rng, parametrization):
+        p = params["probs"] if parametrization == "probs" else special.expit(params["logits"])
+        return (rng.random(shape) < p).astype(np.float64)
+
+
+BERNOULLI = Bernoulli(
+    name="Bernoulli",
+    parametrizations={
+        "probs": {"probs": ParamInfo(0, "unit_interval")},
+        "logits": {"logits": ParamInfo(0, "real")},
+    },
+    value=ValueInfo(0, "boolean", discrete=True),
+)

@@ -1,0 +1,36 @@
+"""Normal(loc, scale)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from reference.core import Arrays, Family, ParamInfo, ValueInfo
+
+HALF_LOG_2PI = 0.5 * np.log(2.0 * np.pi)
+
+
+class Normal(Family):
+    def _log_prob(self, params: Arrays, value: np.ndarray, parametrization: str) -> np.ndarray:
+        loc, scale = params["loc"], params["scale"]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            z = (value - loc) / scale
+            return -0.5 * z * z - np.log(scale) - HALF_LOG_2PI
+
+    def _grad(
+        self, params: Arrays, value: np.ndarray, parametrization: str
+    ) -> dict[str, np.ndarray]:
+        loc, scale = params["loc"], params["scale"]
+        z = (value - loc) / scale
+        return {"loc": z / scale, "scale": (z * z - 1.0) / scale, "value": -z / scale}
+
+    def _sample(self, params, shape, rng, parametrization):
+        return params["loc"] + params["scale"] * rng.standard_normal(shape)
+
+
+NORMAL = Normal(
+    name="Normal",
+    parametrizations={
+        "loc_scale": {"loc": ParamInfo(0, "real"), "scale": ParamInfo(0, "positive")},
+    },
+    value=ValueInfo(0, "real"),
+)

@@ -1,0 +1,84 @@
+"""Richardson-extrapolated central differences, elementwise over a broadcast batch.
+
+Used for families without a closed-form gradient in the oracle. Inputs are broadcast to a common
+batch, so every log_prob element depends only on its own copy of each input: one perturbation of
+event coordinate ``j`` for all batch elements at once gives all the partials for ``j``. Steps are
+scaled to each element's distance from its domain's boundary so no evaluation leaves the support.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+import numpy as np
+
+#: Relative first step and number of halvings. With h0 = 0.1 of the distance to the boundary
+#: and a 5-level Richardson tableau the truncation error is far below float64 rounding; the
+#: rounding error is about eps·|f| / (h0 / 2**4).
+H0 = 0.1
+LEVELS = 5
+
+
+def step_scale(domain: str, x: np.ndarray) -> np.ndarray:
+    """A safe step size unit for ``x`` in ``domain``: never reaches the domain's boundary."""
+    ax = np.abs(x)
+    if domain == "positive":
+        return np.where(x > 0, x, 1.0)
+    if domain == "unit_interval":
+        return np.clip(np.minimum(x, 1.0 - x), 1e-300, 0.5)
+    if domain.startswith("interval:"):
+        lo, hi = (float(t) for t in domain.split(":", 1)[1].split(","))
+        return np.clip(np.minimum(x - lo, hi - x), 1e-300, None)
+    if domain.startswith("greater_than:"):
+        lo = float(domain.split(":", 1)[1])
+        return np.where(x > lo, np.minimum(x - lo, np.maximum(ax, 1.0)), 1.0)
+    return np.maximum(ax, 1.0)
+
+
+def richardson_elementwise_grad(
+    f: Callable[[dict[str, np.ndarray]], np.ndarray],
+    inputs: Mapping[str, np.ndarray],
+    event_ranks: Mapping[str, int],
+    wrt: list[str],
+    domains: Mapping[str, str] | None = None,
+) -> dict[str, np.ndarray]:
+    """Elementwise ∂f/∂inputs[k] for each ``k`` in ``wrt`` by Richardson extrapolation."""
+    domains = dict(domains or {})
+    base = {k: np.array(v, dtype=np.float64) for k, v in inputs.items()}
+    out: dict[str, np.ndarray] = {}
+    for name in wrt:
+        x = base[name]
+        rank = event_ranks[name]
+        grad = np.zeros_like(x)
+        batch_nd = x.ndim - rank
+        for idx in np.ndindex(*x.shape[batch_nd:]):
+            sel = (Ellipsis, *idx)
+            unit = step_scale(domains.get(name, "real"), x[sel])
+            grad[sel] = _richardson(f, base, name, sel, unit)
+        out[name] = grad
+    return out
+
+
+def _richardson(
+    f: Callable[[dict[str, np.ndarray]], np.ndarray],
+    base: dict[str, np.ndarray],
+    name: str,
+    sel: tuple,
+    unit: np.ndarray,
+) -> np.ndarray:
+    table: list[np.ndarray] = []
+    for level in range(LEVELS):
+        h = H0 * unit / 2.0**level
+        plus = {k: v.copy() for k, v in base.items()}
+        minus = {k: v.copy() for k, v in base.items()}
+        plus[name][sel] = base[name][sel] + h
+        minus[name][sel] = base[name][sel] - h
+        hp = plus[name][sel] - base[name][sel]  # the steps actually taken after rounding
+        hm = base[name][sel] - minus[name][sel]
+        estimate = (f(plus) - f(minus)) / (hp + hm)
+        row = [estimate]
+        for j, prev in enumerate(table[-1] if table else []):
+            factor = 4.0 ** (j + 1)
+            row.append(row[j] + (row[j] - prev) / (factor - 1.0))
+        table.append(row)
+    return table[-1][-1]
