@@ -230,3 +230,21 @@ class CaseFile(BaseModel):
 
 def literal_shape(value: Any) -> tuple[int, ...]:
     return _literal_shape(value)
+
+
+class CaseFileSchema(BaseModel):
+    """The exported JSON Schema's view of a whole file (cases fully typed, for editors)."""
+
+    model_config = ConfigDict(extra="forbid", title="conformance case file (format v1)")
+
+    format: Literal[1] = FORMAT_VERSION
+    defaults: dict[str, Any] = Field(
+        default_factory=dict, description="Keys applied to every case unless the case sets them."
+    )
+    cases: list[CaseSpec]
+
+
+def json_schema() -> dict:
+    schema = CaseFileSchema.model_json_schema()
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    return schema

@@ -169,6 +169,8 @@ class ConformanceItem(_Item):
             self._add_result(kind="harness_error", message=f"{type(exc).__name__}: {exc}")
             raise
         self._add_result(kind=result.kind, message=result.message, metrics=result.metrics)
+        if result.skip_reason:
+            pytest.skip(result.skip_reason)
         if not result.passed:
             raise ConformanceProblem(result.message, result.kind or "value")
 

@@ -22,7 +22,7 @@ _SEQ, _MAP = f"{_CORE}seq", f"{_CORE}map"
 #: Nesting deeper than this is not a case file; refusing early avoids deep recursion.
 MAX_DEPTH = 64
 #: Aliases can make a small file expand exponentially ("billion laughs"); cap the nodes visited.
-MAX_NODES = 2_000_000
+MAX_NODES = 250_000
 
 
 class YamlError(ValueError):

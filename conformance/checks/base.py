@@ -19,6 +19,8 @@ class CheckResult:
     kind: str | None = None  # value | shape | dtype | nan | inf | raises | grad | …
     message: str = ""
     metrics: dict = field(default_factory=dict)
+    #: Set when there was nothing to compare: the item is skipped, never passed vacuously.
+    skip_reason: str | None = None
 
 
 class Check(ABC):

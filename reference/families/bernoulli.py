@@ -18,8 +18,9 @@ class Bernoulli(Family):
             p = params["probs"]
             out = special.xlogy(value, p) + special.xlog1py(1.0 - value, -p)
         else:
+            # -softplus(∓logits), never x·l - softplus(l): that cancels for large |l|.
             logits = params["logits"]
-            out = value * logits - np.logaddexp(0.0, logits)
+            out = -np.logaddexp(0.0, np.where(value == 1.0, -logits, logits))
         return np.where(_in_support(value), out, -np.inf)
 
     def _grad(

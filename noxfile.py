@@ -1,0 +1,60 @@
+"""nox sessions: ``conformance`` (the suite on the pinned frameworks), ``tests`` and ``lint``.
+
+Framework pins live in one place, pyproject.toml's ``frameworks`` extra. Override one with an
+environment variable, e.g. ``CONFORMANCE_PIN_NUMPYRO=0.16.1 CONFORMANCE_PIN_JAX=0.4.35
+CONFORMANCE_PIN_JAXLIB=0.4.35 nox -s conformance``; the session installs the pins after the
+package so the overrides win.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from pathlib import Path
+
+import nox
+
+nox.options.sessions = ["conformance", "tests", "lint"]
+nox.options.reuse_existing_virtualenvs = True
+
+ROOT = Path(__file__).parent
+
+
+def pinned_frameworks() -> list[str]:
+    """The ``frameworks`` extra's pins, each overridable by ``CONFORMANCE_PIN_<NAME>``."""
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    pins = []
+    for requirement in pyproject["project"]["optional-dependencies"]["frameworks"]:
+        name = re.split(r"[=<>!~ \[]", requirement, maxsplit=1)[0]
+        override = os.environ.get(f"CONFORMANCE_PIN_{name.upper().replace('-', '_')}")
+        pins.append(f"{name}=={override}" if override else requirement)
+    return pins
+
+
+def install_stack(session: nox.Session, extras: str = "") -> None:
+    pins = pinned_frameworks()
+    session.install("-e", f".{extras}" if extras else ".")
+    session.install(*pins)
+    session.run("python", "-m", "pip", "freeze", silent=False)
+
+
+@nox.session
+def conformance(session: nox.Session) -> None:
+    """Run the conformance suite on CPU and write reports/results.json."""
+    install_stack(session)
+    session.run("conformance", "run", "-n", "auto", *session.posargs, success_codes=[0, 1])
+
+
+@nox.session
+def tests(session: nox.Session) -> None:
+    """The suite's own tests."""
+    install_stack(session, "[test]")
+    session.run("pytest", "tests", "-n", "auto", *session.posargs)
+
+
+@nox.session
+def lint(session: nox.Session) -> None:
+    session.install("ruff")
+    session.run("ruff", "check", ".")
+    session.run("ruff", "format", "--check", ".")

@@ -1,0 +1,80 @@
+"""Fixtures for the suite's own tests."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+pytest_plugins = ["pytester"]
+
+SUPPORT = Path(__file__).parent / "support"
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(SUPPORT))
+
+# Case-like YAML under tests/ is test data, never a suite of its own.
+collect_ignore_glob = ["data/*", "support/*"]
+
+# pytester's in-process runs restore sys.modules afterwards, evicting whatever a run imported.
+# C-extension frameworks (torch above all) cannot be imported twice in one process — the second
+# import crashes — so framework modules stay resident across in-process runs.
+_RESIDENT = ("torch", "jax", "jaxlib", "numpyro", "gpytorch", "linear_operator", "scipy", "numpy")
+
+
+def _keep_frameworks_resident() -> None:
+    import _pytest.pytester as pytester_module
+
+    original = pytester_module.SysModulesSnapshot
+
+    class ResidentSnapshot(original):  # type: ignore[misc, valid-type]
+        def __init__(self, preserve=None) -> None:
+            def keep(name: str) -> bool:
+                return name.split(".")[0] in _RESIDENT or bool(preserve and preserve(name))
+
+            super().__init__(preserve=keep)
+
+    pytester_module.SysModulesSnapshot = ResidentSnapshot
+
+
+_keep_frameworks_resident()
+
+
+@pytest.fixture
+def case_dir(pytester: pytest.Pytester):
+    """Write case files under the pytester dir: ``case_dir({"a.yaml": "..."})`` → ``cases/``.
+
+    An ini file makes the pytester dir the rootdir, so node ids read ``cases/<file>::…``.
+    """
+    pytester.makeini("[pytest]\n")
+
+    def write(files: dict[str, str]) -> Path:
+        root = pytester.path / "cases"
+        root.mkdir(exist_ok=True)
+        for name, text in files.items():
+            (root / name).write_text(textwrap.dedent(text), encoding="utf-8")
+        return root
+
+    return write
+
+
+@pytest.fixture
+def run_suite(pytester: pytest.Pytester):
+    """Run the conformance plugin in-process on a case dir; returns (result, results.json)."""
+
+    def run(cases: Path, *args: str, subprocess: bool = False):
+        out = pytester.path / "results.json"
+        argv = ["--cases", str(cases), "--results", str(out), "-p", "no:cacheprovider", *args]
+        if subprocess:
+            env_path = os.pathsep.join([str(SUPPORT), os.environ.get("PYTHONPATH", "")])
+            pytester._monkeypatch.setenv("PYTHONPATH", env_path)
+            result = pytester.runpytest_subprocess(*argv)
+        else:
+            result = pytester.runpytest(*argv)
+        data = json.loads(out.read_text()) if out.exists() else None
+        return result, data
+
+    return run

@@ -1,0 +1,58 @@
+"""Adapters with one deliberate fault each, built on the real torch adapter.
+
+They exist so the suite's own tests can prove that each check flags what it must: an exception,
+a NaN, a wrong shape, a wrong value — reported as failing items, never as harness crashes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from conformance.adapters.torch_adapter import TorchAdapter
+
+
+class RaisingAdapter(TorchAdapter):
+    name = "fake.raises"
+
+    def log_prob(self, dist: Any, value: Any) -> Any:
+        raise RuntimeError("boom: simulated framework failure <b>")
+
+
+class NanAdapter(TorchAdapter):
+    name = "fake.nan"
+
+    def log_prob(self, dist: Any, value: Any) -> Any:
+        return dist.log_prob(value) * float("nan")
+
+
+class ShiftedAdapter(TorchAdapter):
+    """log_prob off by 1e-3: shapes right, values wrong."""
+
+    name = "fake.shifted"
+
+    def log_prob(self, dist: Any, value: Any) -> Any:
+        return dist.log_prob(value) + 1e-3
+
+
+class WrongBatchAdapter(TorchAdapter):
+    """Reports a batch shape with a spurious leading 1."""
+
+    name = "fake.wrong_batch"
+
+    def batch_shape(self, dist: Any) -> tuple[int, ...]:
+        return (1, *tuple(dist.batch_shape))
+
+
+class Float64Adapter(TorchAdapter):
+    """Returns log_prob in float64 whatever the input dtype (a dtype-promotion bug)."""
+
+    name = "fake.float64"
+
+    def log_prob(self, dist: Any, value: Any) -> Any:
+        return dist.log_prob(value).double()
+
+
+class MissingAdapter(TorchAdapter):
+    name = "fake.missing"
+    package = "no-such-framework"
+    module = "no_such_framework_for_conformance_tests"

@@ -1,0 +1,104 @@
+"""The ``conformance`` command: run (exit codes 0/1/2), schema export."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+from conformance.case_model import json_schema
+from conformance.cli import builtin_cases
+
+REPO = Path(__file__).resolve().parent.parent
+
+GOOD = """\
+cases:
+  - id: one
+    family: Normal
+    params: {loc: 0.0, scale: 2.0}
+    value: 1.0
+"""
+
+
+def conformance(
+    *args: str, cwd: Path, env_extra: dict | None = None
+) -> subprocess.CompletedProcess:
+    import os
+
+    env = {**os.environ, "PYTHONPATH": str(REPO / "tests" / "support"), **(env_extra or {})}
+    return subprocess.run(
+        [sys.executable, "-m", "conformance.cli", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+        timeout=600,
+    )
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    root = tmp_path / "mycases"
+    root.mkdir(exist_ok=True)
+    (root / "c.yaml").write_text(textwrap.dedent(text))
+    return root
+
+
+def test_run_all_good_exits_0_and_writes_results(tmp_path: Path) -> None:
+    root = write(tmp_path, GOOD)
+    proc = conformance("run", "--cases", str(root), "--framework", "torch", "-q", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    data = json.loads((tmp_path / "reports" / "results.json").read_text())
+    assert data["run"]["counts"]["passed"] == 4 and len(data["records"]) == 4
+
+
+def test_run_with_mismatches_exits_1(tmp_path: Path) -> None:
+    root = write(tmp_path, GOOD)
+    proc = conformance(
+        "run",
+        "--cases",
+        str(root),
+        "--adapter",
+        "fake_adapters:ShiftedAdapter",
+        "--framework",
+        "fake.shifted",
+        "-q",
+        cwd=tmp_path,
+    )
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+
+
+def test_run_with_a_broken_case_file_exits_2(tmp_path: Path) -> None:
+    root = write(tmp_path, GOOD.replace("Normal", "Nromal"))
+    proc = conformance("run", "--cases", str(root), "--framework", "torch", "-q", cwd=tmp_path)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert "unknown family 'Nromal'" in proc.stdout
+
+
+def test_run_usage_error_exits_2(tmp_path: Path) -> None:
+    proc = conformance("run", "--framework", "nonesuch", cwd=tmp_path)
+    assert proc.returncode == 2
+
+
+def test_run_defaults_to_the_builtin_cases(tmp_path: Path) -> None:
+    proc = conformance("run", "--collect-only", "-q", "--framework", "torch", cwd=tmp_path)
+    assert "torchsharp-1334[torch-float32-shapes]" in proc.stdout, proc.stdout + proc.stderr
+    assert builtin_cases() == REPO / "cases"
+
+
+def test_exported_schema_is_current() -> None:
+    committed = json.loads((REPO / "cases" / "case.schema.json").read_text())
+    assert committed == json.loads(json.dumps(json_schema())), (
+        "cases/case.schema.json is stale: run `conformance schema -o cases/case.schema.json`"
+    )
+
+
+def test_schema_validates_the_bundled_cases() -> None:
+    import jsonschema
+    import yaml
+
+    schema = json.loads((REPO / "cases" / "case.schema.json").read_text())
+    for path in sorted((REPO / "cases").glob("*.yaml")):
+        jsonschema.validate(yaml.safe_load(path.read_text()), schema)

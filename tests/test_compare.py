@@ -1,0 +1,52 @@
+"""The comparison: tolerance scaling, non-finite handling, failure kinds."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from conformance.compare import ULPS, compare_arrays, tolerance
+from conformance.dtypes import eps
+
+
+def test_tolerance_scales_with_dtype_magnitude_and_sensitivity() -> None:
+    t32 = tolerance("float32", np.array([0.0, -1e4]), np.array([0.0, 0.0]))
+    t64 = tolerance("float64", np.array([0.0, -1e4]), np.array([0.0, 0.0]))
+    assert t32[0] == ULPS["float32"] * eps("float32")
+    assert t32[1] == ULPS["float32"] * eps("float32") * (1 + 1e4)
+    assert t64[1] < t32[1] / 1e5
+    with_sens = tolerance("float32", np.array([-1.0]), np.array([50.0]))
+    assert with_sens[0] == ULPS["float32"] * eps("float32") * 52.0
+
+
+def test_within_tolerance_passes_and_reports_metrics() -> None:
+    exp = np.array([-1.0, -2.0, -3.0])
+    res = compare_arrays(exp, exp + np.array([0.0, 1e-9, 0.0]), np.full(3, 1e-8))
+    assert res.ok and res.metrics["worst_index"] == [1]
+    assert res.metrics["max_err_over_tol"] == pytest.approx(0.1, rel=1e-5)
+
+
+def test_nan_and_inf_where_finite_expected_are_failures_of_their_kind() -> None:
+    tol = np.full(2, 1e-6)
+    assert compare_arrays(np.array([-1.0, -2.0]), np.array([-1.0, np.nan]), tol).kind == "nan"
+    assert compare_arrays(np.array([-1.0, -2.0]), np.array([-np.inf, -2.0]), tol).kind == "inf"
+
+
+def test_matching_non_finite_values_pass() -> None:
+    exp = np.array([-np.inf, np.nan, -1.0])
+    assert compare_arrays(exp, exp.copy(), np.full(3, 1e-6)).ok
+
+
+def test_minus_inf_expected_but_finite_actual_fails() -> None:
+    res = compare_arrays(np.array([-np.inf]), np.array([-50.0]), np.array([1e-6]))
+    assert not res.ok and res.kind == "value"
+
+
+def test_shape_disagreement_is_not_compared() -> None:
+    res = compare_arrays(np.zeros(3), np.zeros((1, 3)), np.ones(3))
+    assert not res.ok and res.kind == "shape"
+
+
+def test_empty_arrays_compare_nothing_but_say_so() -> None:
+    res = compare_arrays(np.zeros((0, 3)), np.zeros((0, 3)), np.ones((0, 3)))
+    assert res.ok and res.metrics == {"compared": 0}

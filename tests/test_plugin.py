@@ -1,0 +1,215 @@
+"""The pytest plugin end to end: ids, selection, outcomes, results.json, xdist, broken files."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+GOOD = """\
+cases:
+  - id: batched-cov
+    family: MultivariateNormal
+    parametrization: covariance_matrix
+    params:
+      loc: {generator: normal, shape: [3], seed: 1}
+      covariance_matrix: {generator: spd, shape: [2, 3, 3], seed: 2}
+    value: {sample: {seed: 3, sample_shape: [4]}}
+  - id: scalar
+    family: Normal
+    params: {loc: 0.0, scale: 1.0}
+    value: 0.5
+"""
+
+BROKEN = """\
+cases:
+  - id: fine
+    family: Bernoulli
+    params: {probs: 0.25}
+    value: 1.0
+  - id: typo
+    family: Bernouli
+    params: {probs: 0.25}
+    value: 1.0
+"""
+
+
+def nodeids(data: dict) -> list[str]:
+    return [r["nodeid"] for r in data["records"]]
+
+
+def test_item_ids_and_results_records(case_dir, run_suite) -> None:
+    cases = case_dir({"mvn.yaml": GOOD})
+    result, data = run_suite(cases, "--framework", "torch,numpyro")
+    result.assert_outcomes(passed=16)
+    ids = nodeids(data)
+    assert "cases/mvn.yaml::batched-cov[torch-float32-log_prob]" in ids
+    assert "cases/mvn.yaml::scalar[numpyro-float64-shapes]" in ids
+    assert len(ids) == len(set(ids)) == data["run"]["collected"] == 16
+    rec = next(
+        r for r in data["records"] if r["nodeid"].endswith("batched-cov[numpyro-float32-log_prob]")
+    )
+    assert rec["case"] == "batched-cov" and rec["family"] == "MultivariateNormal"
+    assert rec["framework"] == "numpyro" and rec["dtype"] == "float32" and rec["device"] == "cpu"
+    assert rec["check"] == "log_prob" and rec["outcome"] == "passed"
+    assert rec["framework_version"] == data["run"]["frameworks"]["numpyro"]
+    assert rec["metrics"]["compared"] == 8 and rec["metrics"]["max_err_over_tol"] < 1
+    run = data["run"]
+    for key in (
+        "frameworks",
+        "python",
+        "platform",
+        "device",
+        "started",
+        "duration",
+        "command",
+        "counts",
+    ):
+        assert key in run
+    assert run["counts"]["passed"] == 16
+
+
+def test_unsupported_family_is_one_skipped_item_with_reason(case_dir, run_suite) -> None:
+    cases = case_dir({"mvn.yaml": GOOD})
+    result, data = run_suite(cases, "--framework", "gpytorch", "-rs")
+    result.assert_outcomes(passed=4, skipped=1)
+    skipped = [r for r in data["records"] if r["outcome"] == "skipped"]
+    assert [r["nodeid"] for r in skipped] == [
+        "cases/mvn.yaml::Normal.loc_scale[gpytorch-unsupported]"
+    ]
+    assert skipped[0]["message"] == "gpytorch has no Normal"
+
+
+def test_keyword_selection(case_dir, run_suite) -> None:
+    cases = case_dir({"mvn.yaml": GOOD})
+    result, data = run_suite(cases, "-k", "numpyro and float64 and log_prob")
+    result.assert_outcomes(passed=2)
+    assert all("[numpyro-float64-log_prob]" in n for n in nodeids(data))
+
+
+def test_broken_case_fails_locally_and_everything_else_runs(case_dir, run_suite) -> None:
+    cases = case_dir({"a.yaml": BROKEN, "b.yaml": GOOD, "c.yaml": "cases: [\n"})
+    result, data = run_suite(cases, "--framework", "torch")
+    result.assert_outcomes(passed=12, failed=2)
+    errors = [r for r in data["records"] if r["outcome"] == "error"]
+    assert {r["nodeid"] for r in errors} == {
+        "cases/a.yaml::typo[case-error-line7]",
+        "cases/c.yaml::<file>[case-error-line2]",
+    }
+    typo = next(r for r in errors if "typo" in r["nodeid"])
+    assert typo["message"].startswith("cases/a.yaml:7: case 'typo': unknown family 'Bernouli'")
+    assert typo["kind"] == "case_error"
+    assert "cases/a.yaml:7: case 'typo': unknown family" in result.stdout.str()
+    assert any(n.startswith("cases/a.yaml::fine[torch-") for n in nodeids(data))
+
+
+def test_framework_exception_and_nan_are_failing_items(case_dir, run_suite) -> None:
+    cases = case_dir({"mvn.yaml": GOOD})
+    result, data = run_suite(
+        cases,
+        "--adapter",
+        "fake_adapters:RaisingAdapter",
+        "--adapter",
+        "fake_adapters:NanAdapter",
+        "--framework",
+        "fake.*",
+        "--check",
+        "log_prob",
+    )
+    result.assert_outcomes(failed=8)
+    by_fw = {}
+    for rec in data["records"]:
+        by_fw.setdefault(rec["framework"], set()).add(rec["kind"])
+        assert rec["outcome"] == "failed"
+    assert by_fw == {"fake.raises": {"raises"}, "fake.nan": {"nan"}}
+    text = result.stdout.str()
+    assert "log_prob raised RuntimeError: boom: simulated framework failure" in text
+    assert "INTERNALERROR" not in text
+
+
+def test_missing_framework_skips_with_reason(case_dir, run_suite) -> None:
+    cases = case_dir({"mvn.yaml": GOOD})
+    result, data = run_suite(
+        cases, "--adapter", "fake_adapters:MissingAdapter", "--framework", "fake.missing"
+    )
+    result.assert_outcomes(skipped=8)
+    assert {r["message"] for r in data["records"]} == {
+        "no-such-framework is not importable: ModuleNotFoundError: No module named "
+        "'no_such_framework_for_conformance_tests'"
+    }
+
+
+def test_header_prints_versions_device_and_env(case_dir, run_suite, monkeypatch) -> None:
+    monkeypatch.setenv("CONFORMANCE_DTYPES", "float64")
+    cases = case_dir({"mvn.yaml": GOOD})
+    result, data = run_suite(cases, "--framework", "torch")
+    out = result.stdout.str()
+    assert "conformance 0.1.0: torch " in out and "numpyro " in out and "gpytorch " in out
+    assert "conformance device: cpu" in out
+    assert "CONFORMANCE_DTYPES=float64" in out
+    assert {r["dtype"] for r in data["records"]} == {"float64"}
+    assert data["run"]["env"] == {"CONFORMANCE_DTYPES": "float64"}
+
+
+def test_typo_in_a_selection_is_a_usage_error(case_dir, run_suite) -> None:
+    cases = case_dir({"mvn.yaml": GOOD})
+    result, _ = run_suite(cases, "--framework", "pytorch")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "--framework 'pytorch' matches no adapter" in result.stderr.str()
+
+
+def test_yaml_outside_case_roots_is_not_collected(pytester, case_dir) -> None:
+    pytester.makefile(".yaml", unrelated="cases:\n  - id: x\n")
+    pytester.makepyfile(test_plain="def test_ok():\n    assert True\n")
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1)
+    assert not (pytester.path / "reports" / "results.json").exists()
+
+
+def test_case_file_named_on_the_command_line_is_collected(pytester) -> None:
+    path = pytester.makefile(".yaml", mine=GOOD)
+    result = pytester.runpytest(str(path), "--framework", "torch", "--no-results")
+    result.assert_outcomes(passed=8)
+
+
+def test_zero_size_log_prob_is_skipped_not_passed(case_dir, run_suite) -> None:
+    cases = case_dir(
+        {
+            "z.yaml": """\
+            cases:
+              - id: empty
+                family: Normal
+                params: {loc: {generator: normal, shape: [0], seed: 1}, scale: 1.0}
+                value: {sample: {seed: 2}}
+            """
+        }
+    )
+    result, data = run_suite(cases, "--framework", "torch")
+    result.assert_outcomes(passed=2, skipped=2)
+    skipped = {r["message"] for r in data["records"] if r["outcome"] == "skipped"}
+    assert skipped == {"nothing to compare: log_prob shape (0,)"}
+
+
+def test_xdist_run_records_every_item(case_dir, run_suite) -> None:
+    cases = case_dir({"mvn.yaml": GOOD, "broken.yaml": BROKEN})
+    result, data = run_suite(
+        cases, "-n", "2", "--framework", "torch,numpyro,gpytorch*", subprocess=True
+    )
+    assert result.ret == 1
+    outcomes = data["run"]["counts"]
+    assert len(data["records"]) == data["run"]["collected"] == sum(outcomes.values())
+    assert outcomes["error"] == 1 and outcomes["failed"] == 0
+    assert data["run"]["workers"] == 2
+    ids = nodeids(data)
+    assert len(ids) == len(set(ids))
+    # The same items as a serial run, in the same order.
+    _, serial = run_suite(cases, "--framework", "torch,numpyro,gpytorch*", subprocess=True)
+    assert nodeids(serial) == ids
+    assert [r["outcome"] for r in serial["records"]] == [r["outcome"] for r in data["records"]]
+
+
+def test_results_file_is_valid_strict_json(case_dir, run_suite) -> None:
+    cases = case_dir({"mvn.yaml": GOOD})
+    _, data = run_suite(cases, "--adapter", "fake_adapters:NanAdapter", "--framework", "fake.nan")
+    raw = json.dumps(data, allow_nan=False)  # would raise on NaN/inf
+    assert '"actual_at_worst": "nan"' in raw

@@ -1,0 +1,31 @@
+"""The README's two quick-start lines are the commands CI and users run."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def quick_start_commands() -> list[str]:
+    text = (REPO / "README.md").read_text()
+    section = text.split("## Quick start", 1)[1].split("\n## ", 1)[0]
+    return [c.strip() for c in re.findall(r"```bash\n(.+?)\n\s*```", section)]
+
+
+def test_quick_start_has_exactly_two_one_line_commands() -> None:
+    commands = quick_start_commands()
+    assert len(commands) == 2
+    assert all("\n" not in c for c in commands)
+    assert "conformance run" in commands[0]
+    assert "pytest tests" in commands[1]
+
+
+def test_ci_runs_readme_line_two() -> None:
+    ci = (REPO / ".ci" / "run").read_text()
+    assert quick_start_commands()[1] in ci
+
+
+def test_torch_pin_is_the_local_cpu_build() -> None:
+    assert '"torch==2.13.0"' in (REPO / "pyproject.toml").read_text()
