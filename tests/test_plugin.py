@@ -213,3 +213,16 @@ def test_results_file_is_valid_strict_json(case_dir, run_suite) -> None:
     _, data = run_suite(cases, "--adapter", "fake_adapters:NanAdapter", "--framework", "fake.nan")
     raw = json.dumps(data, allow_nan=False)  # would raise on NaN/inf
     assert '"actual_at_worst": "nan"' in raw
+
+
+def test_cuda_items_skip_with_a_reason_where_there_is_none(case_dir, run_suite) -> None:
+    import torch
+
+    if torch.cuda.is_available():
+        pytest.skip("this machine has CUDA; the GPU run is exercised for real there")
+    cases = case_dir({"mvn.yaml": GOOD})
+    result, data = run_suite(cases, "--device", "cuda", "--framework", "torch,numpyro")
+    result.assert_outcomes(skipped=16)
+    reasons = {r["framework"]: r["message"] for r in data["records"]}
+    assert "CUDA" in reasons["torch"] and "GPU" in reasons["numpyro"]
+    assert {r["device"] for r in data["records"]} == {"cuda"}

@@ -14,7 +14,7 @@ import numpy as np
 
 from conformance.adapters.base import import_dotted
 from conformance.adapters.torch_adapter import TorchAdapter
-from conformance.registry import BINDINGS, Binding
+from conformance.registry import Binding, bindings_for
 
 _OPERATORS = {
     "DenseLinearOperator": "linear_operator.operators.DenseLinearOperator",
@@ -27,7 +27,7 @@ class GpytorchAdapter(TorchAdapter):
     name = "gpytorch"
     package = "gpytorch"
     module = "gpytorch"
-    bindings = BINDINGS["gpytorch"]
+    bindings = bindings_for("gpytorch")
 
     def unsupported_inputs(self, binding: Binding, params: Mapping[str, np.ndarray]) -> str | None:
         if binding.options.get("requires") == "diagonal":
@@ -56,14 +56,14 @@ class GpytorchAdapter(TorchAdapter):
 
 class GpytorchDenseAdapter(GpytorchAdapter):
     name = "gpytorch.dense"
-    bindings = BINDINGS["gpytorch.dense"]
+    bindings = bindings_for("gpytorch.dense")
 
 
 class GpytorchRootAdapter(GpytorchAdapter):
     name = "gpytorch.root"
-    bindings = BINDINGS["gpytorch.root"]
+    bindings = bindings_for("gpytorch.root")
 
 
 class GpytorchDiagAdapter(GpytorchAdapter):
     name = "gpytorch.diag"
-    bindings = BINDINGS["gpytorch.diag"]
+    bindings = bindings_for("gpytorch.diag")

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from conformance.adapters.base import Adapter
-from conformance.registry import BINDINGS
+from conformance.registry import bindings_for
 
 
 def x64(enabled: bool) -> contextlib.AbstractContextManager:
@@ -31,7 +31,7 @@ class NumpyroAdapter(Adapter):
     name = "numpyro"
     package = "numpyro"
     module = "numpyro.distributions"
-    bindings = BINDINGS["numpyro"]
+    bindings = bindings_for("numpyro")
 
     def device_unavailable(self, device: str) -> str | None:
         if device == "cpu":

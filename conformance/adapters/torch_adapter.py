@@ -7,14 +7,14 @@ from typing import Any
 import numpy as np
 
 from conformance.adapters.base import Adapter
-from conformance.registry import BINDINGS
+from conformance.registry import bindings_for
 
 
 class TorchAdapter(Adapter):
     name = "torch"
     package = "torch"
     module = "torch"
-    bindings = BINDINGS["torch"]
+    bindings = bindings_for("torch")
 
     def device_unavailable(self, device: str) -> str | None:
         if device == "cpu":

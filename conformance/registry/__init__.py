@@ -1,0 +1,89 @@
+"""Family registry: how each framework spells each family, as data.
+
+The oracle (``reference/``) owns the mathematics — parameter names, event ranks, domains. The
+registry owns the frameworks' side, one YAML file per family in ``registry/families/``: which
+constructor builds the family in which parametrisation, what each parameter is called there,
+adapter options, and declared conventions where frameworks differ by design. Adapters read it;
+nothing else hard-codes a framework's naming.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field
+
+FAMILY_DIR = Path(__file__).parent / "families"
+
+
+class Binding(BaseModel):
+    """How one framework builds one family for some of its parametrisations."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    constructor: str = Field(description="Dotted path of the class or function to call.")
+    rename: dict[str, str] = Field(default_factory=dict, description="oracle name → keyword")
+    parametrizations: tuple[str, ...] | None = Field(
+        default=None, description="Parametrisations this binding covers (default: all)."
+    )
+    options: dict[str, str] = Field(default_factory=dict, description="Adapter-specific options.")
+    oracle: dict[str, Any] = Field(
+        default_factory=dict,
+        description="Declared convention: options the oracle evaluates this framework against.",
+    )
+    note: str = ""
+
+    def covers(self, parametrization: str) -> bool:
+        return self.parametrizations is None or parametrization in self.parametrizations
+
+    def keyword(self, param: str) -> str:
+        return self.rename.get(param, param)
+
+
+class FamilyEntry(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    family: str
+    frameworks: dict[str, tuple[Binding, ...]]
+    notes: str = ""
+
+
+Bindings = Mapping[str, tuple[Binding, ...]]
+
+
+@cache
+def entries() -> dict[str, FamilyEntry]:
+    """Every family file, validated; a broken registry file is a programming error, loudly."""
+    out: dict[str, FamilyEntry] = {}
+    for path in sorted(FAMILY_DIR.glob("*.yaml")):
+        try:
+            entry = FamilyEntry.model_validate(yaml.safe_load(path.read_text(encoding="utf-8")))
+        except Exception as exc:
+            raise RuntimeError(f"registry file {path.name} is invalid: {exc}") from exc
+        if entry.family in out:
+            raise RuntimeError(f"registry file {path.name} repeats family {entry.family}")
+        out[entry.family] = entry
+    return out
+
+
+def bindings_for(framework: str) -> dict[str, tuple[Binding, ...]]:
+    """family → bindings for one framework (adapter name)."""
+    return {
+        name: e.frameworks[framework] for name, e in entries().items() if framework in e.frameworks
+    }
+
+
+def find_binding(bindings: Bindings, family: str, parametrization: str) -> Binding | str:
+    """The binding for ``family`` in ``parametrization``, or the reason there is none."""
+    options = bindings.get(family)
+    if not options:
+        return f"has no {family}"
+    for binding in options:
+        if binding.covers(parametrization):
+            return binding
+    offered = sorted({p for b in options for p in (b.parametrizations or ())})
+    return f"offers {family} by {', '.join(offered)} only, not by {parametrization}"
