@@ -16,6 +16,7 @@ import pytest
 
 from conformance.adapters import Adapter
 from conformance.checks import CHECKS, Check
+from conformance.checks.base import shown
 from conformance.loader import Case, CaseError, load_case_file
 from conformance.materialize import CaseInputError, expected_for, float64_inputs, inputs_for
 from conformance.registry import Binding
@@ -155,7 +156,9 @@ class ConformanceItem(_Item):
             pytest.skip(reason)
         try:
             inputs = inputs_for(self.case, self.dtype)
-            expected = expected_for(self.case, self.dtype)
+            expected = expected_for(
+                self.case, self.dtype, tuple(sorted(self.binding.oracle.items()))
+            )
         except CaseInputError as exc:
             message = f"{self.case.file}:{self.case.line}: case {self.case.id!r}: {exc}"
             self._add_result(kind="case_error", message=message)
@@ -168,11 +171,37 @@ class ConformanceItem(_Item):
         except Exception as exc:
             self._add_result(kind="harness_error", message=f"{type(exc).__name__}: {exc}")
             raise
-        self._add_result(kind=result.kind, message=result.message, metrics=result.metrics)
+        extra = {} if result.passed else self._failure_context(subject, result)
+        self._add_result(
+            kind=result.kind, message=result.message, metrics=result.metrics, extra=extra
+        )
         if result.skip_reason:
             pytest.skip(result.skip_reason)
         if not result.passed:
             raise ConformanceProblem(result.message, result.kind or "value")
+
+    def _failure_context(self, subject: Subject, result) -> dict:
+        """What a report shows beside a failure: the case's YAML, its inputs, small arrays."""
+        inputs = {}
+        for name, array in {
+            **subject.inputs.framework_params(),
+            "value": subject.inputs.framework_value(),
+        }.items():
+            inputs[name] = {
+                "shape": list(array.shape),
+                "dtype": str(array.dtype),
+                "values": shown(array),
+            }
+        return {
+            "source": self.case.source,
+            "inputs": inputs,
+            "arrays": result.arrays,
+            "expected_shapes": {
+                "batch_shape": list(subject.expected.batch_shape),
+                "event_shape": list(subject.expected.event_shape),
+                "log_prob_shape": list(subject.expected.log_prob_shape),
+            },
+        }
 
     def _run_check(self, subject: Subject):
         with contextlib.ExitStack() as stack:
@@ -193,7 +222,7 @@ class InvalidCaseItem(_Item):
         self._add_static(case=error.case_id, file=error.file, line=error.line, check="load")
 
     def runtest(self) -> None:
-        self._add_result(kind="case_error", message=str(self.error))
+        self._add_result(kind="case_error", message=str(self.error), extra={"source": ""})
         raise ConformanceProblem(str(self.error), "case_error")
 
 

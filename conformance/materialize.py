@@ -56,6 +56,18 @@ class Expected:
     #: matrices): how much log_prob moves when every input moves by one relative unit.
     sensitivity: np.ndarray
     event_size: int
+    #: Elementwise (log_prob-shaped): value inside the support / every parameter in its domain.
+    in_support: np.ndarray
+    params_valid: np.ndarray
+    options: tuple = ()
+
+    @property
+    def valid(self) -> np.ndarray:
+        return self.in_support & self.params_valid
+
+    @property
+    def all_valid(self) -> bool:
+        return bool(np.all(self.valid))
 
 
 def _build(spec) -> np.ndarray:
@@ -113,17 +125,23 @@ def inputs_for(case: Case, dtype: str) -> Inputs:
 
 
 @lru_cache(maxsize=4096)
-def expected_for(case: Case, dtype: str) -> Expected:
+def expected_for(case: Case, dtype: str, options: tuple = ()) -> Expected:
+    """The oracle's answer for ``case`` in ``dtype``; ``options`` are a binding's declared
+    conventions as sorted (key, value) pairs."""
     inputs = inputs_for(case, dtype)
-    return expected_from_inputs(case.family, inputs)
+    return expected_from_inputs(case.family, inputs, options)
 
 
-def expected_from_inputs(family_name: str, inputs: Inputs) -> Expected:
+def expected_from_inputs(family_name: str, inputs: Inputs, options: tuple = ()) -> Expected:
     family = reference.get_family(family_name)
     par = inputs.parametrization
+    opts = dict(options)
     try:
-        log_prob = family.log_prob(inputs.params, inputs.value, par)
-        grads = family.elementwise_grad(inputs.params, inputs.value, par)
+        log_prob = family.log_prob(inputs.params, inputs.value, par, opts)
+        grads = family.elementwise_grad(inputs.params, inputs.value, par, opts)
+        in_support = np.asarray(family.in_support(inputs.params, inputs.value, par))
+        params_valid = np.asarray(family.params_valid(inputs.params, inputs.value, par))
+        valid = in_support & params_valid
     except (ValueError, np.linalg.LinAlgError) as exc:
         raise CaseInputError(f"the oracle cannot evaluate this case: {exc}") from exc
     b = family.broadcast(inputs.params, inputs.value, par)
@@ -145,6 +163,9 @@ def expected_from_inputs(family_name: str, inputs: Inputs) -> Expected:
         event_shape=b.event_shape,
         log_prob_shape=b.lp_shape,
         log_prob=log_prob,
-        sensitivity=sensitivity,
+        sensitivity=np.where(valid, sensitivity, 0.0),
         event_size=event_size,
+        in_support=in_support,
+        params_valid=params_valid,
+        options=options,
     )

@@ -52,6 +52,15 @@ class Subject:
     expected: Expected
 
     @property
+    def expects_validation_error(self) -> bool:
+        """Whether, by its declared validation, the framework must raise ValueError here."""
+        exp = self.expected
+        declared = self.adapter.binding_validation(self.binding)
+        bad_params = not bool(np.all(exp.params_valid))
+        bad_values = not bool(np.all(exp.in_support[exp.params_valid]))
+        return (declared in ("all", "params") and bad_params) or (declared == "all" and bad_values)
+
+    @property
     def label(self) -> str:
         return f"{self.adapter.name} {self.adapter.version()}, {self.dtype}, {self.device}"
 

@@ -9,12 +9,15 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
+from reference import domains
 from reference.numdiff import richardson_elementwise_grad
 
 Arrays = Mapping[str, np.ndarray]
+Options = Mapping[str, Any]
 
 
 @dataclass(frozen=True)
@@ -63,11 +66,27 @@ class Family(ABC):
     parametrizations: dict[str, dict[str, ParamInfo]]
     value: ValueInfo
     default_parametrization: str = ""
-    extra: dict[str, object] = field(default_factory=dict)
+    #: Declared conventions a framework may be held to instead of the default, by option name →
+    #: allowed values (e.g. ``{"normalize_probs": (True, False)}``); see the registry's ``oracle:``.
+    options: dict[str, tuple] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if not self.default_parametrization:
             self.default_parametrization = next(iter(self.parametrizations))
+        for pinfos in self.parametrizations.values():
+            for pname, pinfo in pinfos.items():
+                if not domains.is_known(pinfo.domain):
+                    raise ValueError(f"{self.name}.{pname}: unknown domain {pinfo.domain!r}")
+        if not domains.is_known(self.value.support):
+            raise ValueError(f"{self.name}: unknown support {self.value.support!r}")
+
+    def check_options(self, options: Options | None) -> dict[str, Any]:
+        options = dict(options or {})
+        for key, val in options.items():
+            if key not in self.options or val not in self.options[key]:
+                allowed = {k: list(v) for k, v in self.options.items()}
+                raise OracleError(f"{self.name}: unknown option {key}={val!r} (allowed: {allowed})")
+        return options
 
     # ----- metadata -------------------------------------------------------------------------
     def params(self, parametrization: str | None = None) -> dict[str, ParamInfo]:
@@ -162,21 +181,67 @@ class Family(ABC):
 
     # ----- density ----------------------------------------------------------------------------
     def log_prob(
-        self, params: Arrays, value: np.ndarray, parametrization: str | None = None
+        self,
+        params: Arrays,
+        value: np.ndarray,
+        parametrization: str | None = None,
+        options: Options | None = None,
     ) -> np.ndarray:
-        """float64 log density (or mass) with the full batch semantics."""
+        """float64 log density (or mass) with the full batch semantics.
+
+        -inf outside the support; where a parameter is outside its domain the value is NaN
+        (there is no distribution to evaluate).
+        """
         key = parametrization or self.default_parametrization
+        opts = self.check_options(options)
         b = self.broadcast(_as_float64(params), np.asarray(value, dtype=np.float64), key)
-        out = self._log_prob(b.params, b.value, key)
-        return np.asarray(out, dtype=np.float64).reshape(b.lp_shape)
+        with np.errstate(all="ignore"):
+            out = np.asarray(self._log_prob(b.params, b.value, key, opts), dtype=np.float64)
+            out = np.broadcast_to(out, b.lp_shape).copy()
+            out[~self._in_support(b.params, b.value, key)] = -np.inf
+            out[~self._params_valid(b.params, key)] = np.nan
+        return out
 
     @abstractmethod
-    def _log_prob(self, params: Arrays, value: np.ndarray, parametrization: str) -> np.ndarray:
-        """log density on inputs already broadcast to a common batch shape."""
+    def _log_prob(
+        self, params: Arrays, value: np.ndarray, parametrization: str, options: Options
+    ) -> np.ndarray:
+        """log density on inputs already broadcast to a common batch shape (inside the support)."""
+
+    # ----- supports and domains -----------------------------------------------------------
+    def in_support(
+        self, params: Arrays, value: np.ndarray, parametrization: str | None = None
+    ) -> np.ndarray:
+        """Elementwise (log_prob-shaped): is the value inside the support?"""
+        key = parametrization or self.default_parametrization
+        b = self.broadcast(_as_float64(params), np.asarray(value, dtype=np.float64), key)
+        return np.broadcast_to(self._in_support(b.params, b.value, key), b.lp_shape)
+
+    def params_valid(
+        self, params: Arrays, value: np.ndarray, parametrization: str | None = None
+    ) -> np.ndarray:
+        """Elementwise (log_prob-shaped): is every parameter inside its domain?"""
+        key = parametrization or self.default_parametrization
+        b = self.broadcast(_as_float64(params), np.asarray(value, dtype=np.float64), key)
+        return np.broadcast_to(self._params_valid(b.params, key), b.lp_shape)
+
+    def _in_support(self, params: Arrays, value: np.ndarray, parametrization: str) -> np.ndarray:
+        """Override where the support depends on parameters (Uniform, Binomial, Pareto…)."""
+        return domains.contains(self.value.support, value, self.value.event_rank)
+
+    def _params_valid(self, params: Arrays, parametrization: str) -> np.ndarray:
+        ok = True
+        for name, pinfo in self.params(parametrization).items():
+            ok = ok & domains.contains(pinfo.domain, params[name], pinfo.event_rank)
+        return np.asarray(ok)
 
     # ----- gradients --------------------------------------------------------------------------
     def elementwise_grad(
-        self, params: Arrays, value: np.ndarray, parametrization: str | None = None
+        self,
+        params: Arrays,
+        value: np.ndarray,
+        parametrization: str | None = None,
+        options: Options | None = None,
     ) -> dict[str, np.ndarray]:
         """∂ log_prob[b] / ∂ input[b] for every element b of the log_prob batch.
 
@@ -186,19 +251,23 @@ class Family(ABC):
         the gradient with respect to the value for continuous families.
         """
         key = parametrization or self.default_parametrization
+        opts = self.check_options(options)
         b = self.broadcast(_as_float64(params), np.asarray(value, dtype=np.float64), key)
-        grads = self._grad(b.params, b.value, key)
-        if grads is None:
-            grads = self._numeric_grad(b, key)
+        with np.errstate(all="ignore"):
+            grads = self._grad(b.params, b.value, key, opts)
+            if grads is None:
+                grads = self._numeric_grad(b, key, opts)
         return {k: np.asarray(v, dtype=np.float64) for k, v in grads.items()}
 
     def _grad(
-        self, params: Arrays, value: np.ndarray, parametrization: str
+        self, params: Arrays, value: np.ndarray, parametrization: str, options: Options
     ) -> dict[str, np.ndarray] | None:
         """Closed-form elementwise gradients; ``None`` falls back to Richardson differences."""
         return None
 
-    def _numeric_grad(self, b: Broadcast, parametrization: str) -> dict[str, np.ndarray]:
+    def _numeric_grad(
+        self, b: Broadcast, parametrization: str, options: Options
+    ) -> dict[str, np.ndarray]:
         info = self.params(parametrization)
         inputs = {k: np.array(v, dtype=np.float64) for k, v in b.params.items()}
         ranks = {k: info[k].event_rank for k in inputs}
@@ -210,11 +279,11 @@ class Family(ABC):
         def f(arrs: dict[str, np.ndarray]) -> np.ndarray:
             params = {k: arrs[k] for k in info}
             value = arrs.get("value", b.value)
-            return self._log_prob(params, value, parametrization)
+            return self._log_prob(params, value, parametrization, options)
 
-        domains = {k: info[k].domain for k in info}
-        domains["value"] = self.value.support
-        return richardson_elementwise_grad(f, inputs, ranks, wrt, domains)
+        domain_of = {k: info[k].domain for k in info}
+        domain_of["value"] = self.value.support
+        return richardson_elementwise_grad(f, inputs, ranks, wrt, domain_of)
 
     def grad(
         self,
@@ -222,11 +291,12 @@ class Family(ABC):
         value: np.ndarray,
         cotangent: np.ndarray,
         parametrization: str | None = None,
+        options: Options | None = None,
     ) -> dict[str, np.ndarray]:
         """Vector-Jacobian product: ∂(Σ cotangent · log_prob)/∂input, shaped like each input."""
         key = parametrization or self.default_parametrization
         info = self.params(key)
-        elem = self.elementwise_grad(params, value, key)
+        elem = self.elementwise_grad(params, value, key, options)
         ct = np.asarray(cotangent, dtype=np.float64)
         out = {}
         for name, g in elem.items():

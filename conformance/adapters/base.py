@@ -40,6 +40,10 @@ class Adapter(ABC):
     module: ClassVar[str]
     #: family → bindings; see :mod:`conformance.registry`.
     bindings: ClassVar[Bindings]
+    #: What the framework raises ValueError for by default: ``all`` (invalid parameters and
+    #: values outside the support), ``params`` (invalid parameters only) or ``none``. A binding
+    #: may override it. Checks hold the framework to this declaration.
+    validation: ClassVar[str] = "all"
 
     # ----- availability -------------------------------------------------------------------
     def unavailable(self) -> str | None:
@@ -63,6 +67,9 @@ class Adapter(ABC):
     def binding(self, family: str, parametrization: str) -> Binding | str:
         found = find_binding(self.bindings, family, parametrization)
         return found if isinstance(found, Binding) else f"{self.name} {found}"
+
+    def binding_validation(self, binding: Binding) -> str:
+        return self.validation if binding.validation is None else binding.validation
 
     def unsupported_inputs(self, binding: Binding, params: Mapping[str, np.ndarray]) -> str | None:
         """A reason this binding cannot take these particular inputs (e.g. non-diagonal), or None."""

@@ -27,6 +27,7 @@ class GpytorchAdapter(TorchAdapter):
     name = "gpytorch"
     package = "gpytorch"
     module = "gpytorch"
+    validation = "none"  # gpytorch's MultivariateNormal defaults to validate_args=False
     bindings = bindings_for("gpytorch")
 
     def unsupported_inputs(self, binding: Binding, params: Mapping[str, np.ndarray]) -> str | None:

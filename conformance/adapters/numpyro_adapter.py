@@ -31,6 +31,9 @@ class NumpyroAdapter(Adapter):
     name = "numpyro"
     package = "numpyro"
     module = "numpyro.distributions"
+    # Parameters are validated eagerly at construction (when concrete); values outside the
+    # support only warn unless numpyro.enable_validation() is on.
+    validation = "params"
     bindings = bindings_for("numpyro")
 
     def device_unavailable(self, device: str) -> str | None:

@@ -21,6 +21,8 @@ class CheckResult:
     metrics: dict = field(default_factory=dict)
     #: Set when there was nothing to compare: the item is skipped, never passed vacuously.
     skip_reason: str | None = None
+    #: Small arrays worth showing next to a failure (expected/actual), as nested lists.
+    arrays: dict = field(default_factory=dict)
 
 
 class Check(ABC):
@@ -41,13 +43,18 @@ class Check(ABC):
     def evaluate(self, subject: Subject) -> CheckResult: ...
 
     def fail(
-        self, subject: Subject, kind: str, detail: str, metrics: dict | None = None
+        self,
+        subject: Subject,
+        kind: str,
+        detail: str,
+        metrics: dict | None = None,
+        arrays: dict | None = None,
     ) -> CheckResult:
         head = f"{self.name} {_KIND_WORDS.get(kind, 'mismatch')}: {subject.case.file}::{subject.case.id}"
         message = (
             f"{head}\n  framework: {subject.label}\n  shapes: {subject.shapes_line()}\n  {detail}"
         )
-        return CheckResult(False, kind, message, metrics or {})
+        return CheckResult(False, kind, message, metrics or {}, arrays=arrays or {})
 
 
 _KIND_WORDS = {
@@ -57,3 +64,17 @@ _KIND_WORDS = {
     "shape": "shape mismatch",
     "dtype": "dtype mismatch",
 }
+
+
+#: Arrays up to this many elements are kept in full in results.json for failing items.
+MAX_SHOWN_ELEMENTS = 256
+
+
+def shown(array) -> list | None:
+    """A JSON-able copy of a small array (None for a large one)."""
+    import numpy as np
+
+    array = np.asarray(array)
+    if array.size > MAX_SHOWN_ELEMENTS:
+        return None
+    return array.astype(np.float64).tolist() if array.dtype.kind in "fc" else array.tolist()

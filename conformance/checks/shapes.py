@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from conformance.checks.base import Check, CheckResult
-from conformance.subject import Subject
+from conformance.subject import FrameworkError, Subject
 
 
 class ShapesCheck(Check):
@@ -22,15 +22,32 @@ class ShapesCheck(Check):
         }
         if stated is not None:  # validation already made sure the oracle agrees
             want.update({k: tuple(v) for k, v in stated.model_dump().items() if v is not None})
-        dist = subject.build()
+        expect_error = subject.expects_validation_error
+        try:
+            dist = subject.build()
+        except FrameworkError as exc:
+            if expect_error and isinstance(exc.exc, ValueError):
+                return CheckResult(
+                    True,
+                    skip_reason="invalid parameters rejected at construction "
+                    "as declared; no shapes to compare (the log_prob item checks the error)",
+                )
+            raise
         with subject.framework_call("batch_shape/event_shape"):
             got = {
                 "batch_shape": tuple(subject.adapter.batch_shape(dist)),
                 "event_shape": tuple(subject.adapter.event_shape(dist)),
             }
-        lp = subject.numpy(subject.log_prob(dist))
-        got["log_prob_shape"] = tuple(lp.shape)
-        wrong = [f"{k} {got[k]}, expected {want[k]}" for k in want if got[k] != want[k]]
+        try:
+            lp = subject.numpy(subject.log_prob(dist))
+        except FrameworkError as exc:
+            if not (expect_error and isinstance(exc.exc, ValueError)):
+                raise
+            want.pop("log_prob_shape")
+            lp = None
+        if lp is not None:
+            got["log_prob_shape"] = tuple(lp.shape)
+        wrong = [f"{k} {got[k]}, expected {want[k]}" for k in want if got.get(k) != want[k]]
         metrics = {
             "shapes": {k: list(v) for k, v in got.items()},
             "expected_shapes": {k: list(v) for k, v in want.items()},
@@ -38,7 +55,7 @@ class ShapesCheck(Check):
         if wrong:
             return self.fail(subject, "shape", "; ".join(wrong), metrics)
         want_dtype = np.dtype(subject.dtype)
-        if lp.dtype != want_dtype:
+        if lp is not None and lp.dtype != want_dtype:
             return self.fail(
                 subject, "dtype", f"log_prob dtype {lp.dtype}, expected {want_dtype}", metrics
             )

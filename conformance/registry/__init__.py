@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field
@@ -34,6 +34,12 @@ class Binding(BaseModel):
     oracle: dict[str, Any] = Field(
         default_factory=dict,
         description="Declared convention: options the oracle evaluates this framework against.",
+    )
+    validation: Literal["all", "params", "none"] | None = Field(
+        default=None,
+        description="What this binding raises ValueError for by default: invalid parameters and "
+        "out-of-support values (all), invalid parameters only (params), nothing (none). "
+        "Default: the adapter's framework-wide behaviour.",
     )
     note: str = ""
 

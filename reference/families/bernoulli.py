@@ -8,12 +8,10 @@ from scipy import special
 from reference.core import Arrays, Family, ParamInfo, ValueInfo
 
 
-def _in_support(value: np.ndarray) -> np.ndarray:
-    return (value == 0.0) | (value == 1.0)
-
-
 class Bernoulli(Family):
-    def _log_prob(self, params: Arrays, value: np.ndarray, parametrization: str) -> np.ndarray:
+    def _log_prob(
+        self, params: Arrays, value: np.ndarray, parametrization: str, options
+    ) -> np.ndarray:
         if parametrization == "probs":
             p = params["probs"]
             out = special.xlogy(value, p) + special.xlog1py(1.0 - value, -p)
@@ -21,10 +19,10 @@ class Bernoulli(Family):
             # -softplus(∓logits), never x·l - softplus(l): that cancels for large |l|.
             logits = params["logits"]
             out = -np.logaddexp(0.0, np.where(value == 1.0, -logits, logits))
-        return np.where(_in_support(value), out, -np.inf)
+        return out
 
     def _grad(
-        self, params: Arrays, value: np.ndarray, parametrization: str
+        self, params: Arrays, value: np.ndarray, parametrization: str, options
     ) -> dict[str, np.ndarray]:
         if parametrization == "probs":
             p = params["probs"]

@@ -32,7 +32,9 @@ class MultivariateNormal(Family):
             )
         return (n,)
 
-    def _log_prob(self, params: Arrays, value: np.ndarray, parametrization: str) -> np.ndarray:
+    def _log_prob(
+        self, params: Arrays, value: np.ndarray, parametrization: str, options
+    ) -> np.ndarray:
         d = value - params["loc"]
         n = d.shape[-1]
         mat = params[parametrization]
@@ -48,7 +50,7 @@ class MultivariateNormal(Family):
         return -0.5 * (n * LOG_2PI + maha) - half_logdet_cov
 
     def _grad(
-        self, params: Arrays, value: np.ndarray, parametrization: str
+        self, params: Arrays, value: np.ndarray, parametrization: str, options
     ) -> dict[str, np.ndarray]:
         d = value - params["loc"]
         mat = params[parametrization]

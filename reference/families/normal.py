@@ -10,14 +10,16 @@ HALF_LOG_2PI = 0.5 * np.log(2.0 * np.pi)
 
 
 class Normal(Family):
-    def _log_prob(self, params: Arrays, value: np.ndarray, parametrization: str) -> np.ndarray:
+    def _log_prob(
+        self, params: Arrays, value: np.ndarray, parametrization: str, options
+    ) -> np.ndarray:
         loc, scale = params["loc"], params["scale"]
         with np.errstate(divide="ignore", invalid="ignore"):
             z = (value - loc) / scale
             return -0.5 * z * z - np.log(scale) - HALF_LOG_2PI
 
     def _grad(
-        self, params: Arrays, value: np.ndarray, parametrization: str
+        self, params: Arrays, value: np.ndarray, parametrization: str, options
     ) -> dict[str, np.ndarray]:
         loc, scale = params["loc"], params["scale"]
         z = (value - loc) / scale

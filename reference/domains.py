@@ -1,0 +1,145 @@
+"""Named domains (for parameters) and supports (for values), with their membership tests.
+
+A family declares each parameter's domain and its value's support by name; the oracle uses the
+membership tests to tell "outside the support" (log_prob is -inf, and a validating framework
+must raise) from "inside the support with zero density". Parameterised names carry their bounds:
+``interval:0,1`` (closed), ``half_open:0,6.283`` ([lo, hi)), ``greater_than:0``,
+``greater_equal:0``, ``integer_interval:0,10``.
+
+Membership is elementwise over the event's batch: for an event rank r the test reduces (all)
+over the last r dims.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+Check = Callable[[np.ndarray], np.ndarray]
+
+_TOL = 1e-6  # simplex sums, symmetry and unit-norm rows: relative to float32 rounding of inputs
+
+
+def _all_last(mask: np.ndarray, rank: int) -> np.ndarray:
+    return mask.all(axis=tuple(range(-rank, 0))) if rank else mask
+
+
+def _finite(x: np.ndarray) -> np.ndarray:
+    return np.isfinite(x)
+
+
+def _integer(x: np.ndarray) -> np.ndarray:
+    return np.isfinite(x) & (x == np.round(x))
+
+
+def _simplex(x: np.ndarray) -> np.ndarray:
+    ok = np.all((x >= 0) & np.isfinite(x), axis=-1)
+    return ok & (np.abs(x.sum(-1) - 1.0) <= _TOL * x.shape[-1])
+
+
+def _symmetric(x: np.ndarray) -> np.ndarray:
+    sym = np.abs(x - np.swapaxes(x, -1, -2)) <= _TOL * (
+        np.abs(x) + np.abs(np.swapaxes(x, -1, -2)) + 1e-300
+    )
+    return np.all(sym & np.isfinite(x), axis=(-1, -2))
+
+
+def _positive_definite(x: np.ndarray) -> np.ndarray:
+    ok = _symmetric(x)
+    out = np.zeros(x.shape[:-2], dtype=bool)
+    for idx in np.ndindex(*x.shape[:-2]):
+        if ok[idx]:
+            try:
+                np.linalg.cholesky(x[idx])
+                out[idx] = True
+            except np.linalg.LinAlgError:
+                out[idx] = False
+    return out
+
+
+def _lower_cholesky(x: np.ndarray) -> np.ndarray:
+    upper = np.triu(x, k=1)
+    diag = np.diagonal(x, axis1=-2, axis2=-1)
+    return (
+        np.all(upper == 0, axis=(-1, -2))
+        & np.all(diag > 0, axis=-1)
+        & np.all(np.isfinite(x), axis=(-1, -2))
+    )
+
+
+def _corr_cholesky(x: np.ndarray) -> np.ndarray:
+    rows = np.sqrt((x * x).sum(-1))
+    unit = np.all(np.abs(rows - 1.0) <= _TOL, axis=-1)
+    return _lower_cholesky(x) & unit
+
+
+def _positive_semidefinite(x: np.ndarray) -> np.ndarray:
+    ok = _symmetric(x)
+    eig = np.linalg.eigvalsh(np.where(ok[..., None, None], x, np.eye(x.shape[-1])))
+    return ok & np.all(eig >= -_TOL * np.max(np.abs(eig), axis=-1, keepdims=True), axis=-1)
+
+
+# name → (test on the raw array, event rank the test reduces over beyond elementwise)
+_FIXED: dict[str, tuple[Check, int]] = {
+    "real": (_finite, 0),
+    "real_vector": (_finite, 1),
+    "positive": (lambda x: np.isfinite(x) & (x > 0), 0),
+    "nonnegative": (lambda x: np.isfinite(x) & (x >= 0), 0),
+    "unit_interval": (lambda x: (x >= 0) & (x <= 1), 0),
+    "open_unit_interval": (lambda x: (x > 0) & (x < 1), 0),
+    "boolean": (lambda x: (x == 0) | (x == 1), 0),
+    "nonnegative_integer": (lambda x: _integer(x) & (x >= 0), 0),
+    "positive_integer": (lambda x: _integer(x) & (x >= 1), 0),
+    "integer": (_integer, 0),
+    "simplex": (_simplex, -1),
+    "positive_definite": (_positive_definite, -2),
+    "positive_semidefinite": (_positive_semidefinite, -2),
+    "lower_cholesky": (_lower_cholesky, -2),
+    "corr_cholesky": (_corr_cholesky, -2),
+    "circular": (lambda x: (x >= -np.pi) & (x < np.pi), 0),
+}
+
+
+def _parametric(name: str) -> Check:
+    kind, _, args = name.partition(":")
+    bounds = [float(a) for a in args.split(",")] if args else []
+    if kind == "interval":
+        lo, hi = bounds
+        return lambda x: (x >= lo) & (x <= hi)
+    if kind == "open_interval":
+        lo, hi = bounds
+        return lambda x: (x > lo) & (x < hi)
+    if kind == "half_open":
+        lo, hi = bounds
+        return lambda x: (x >= lo) & (x < hi)
+    if kind == "greater_than":
+        return lambda x: np.isfinite(x) & (x > bounds[0])
+    if kind == "greater_equal":
+        return lambda x: np.isfinite(x) & (x >= bounds[0])
+    if kind == "integer_interval":
+        lo, hi = bounds
+        return lambda x: _integer(x) & (x >= lo) & (x <= hi)
+    raise KeyError(name)
+
+
+def is_known(name: str) -> bool:
+    if name in _FIXED:
+        return True
+    try:
+        _parametric(name)
+    except (KeyError, ValueError):
+        return False
+    return True
+
+
+def contains(name: str, x: np.ndarray, event_rank: int) -> np.ndarray:
+    """Elementwise membership of ``x`` (an array of events of rank ``event_rank``) in ``name``."""
+    x = np.asarray(x, dtype=np.float64)
+    if name in _FIXED:
+        test, reduced = _FIXED[name]
+        mask = test(x)
+        # Tests of matrix/vector domains already reduced their own dims (reduced < 0).
+        remaining = event_rank + reduced if reduced < 0 else event_rank
+        return _all_last(np.asarray(mask), max(remaining, 0))
+    return _all_last(_parametric(name)(x), event_rank)
