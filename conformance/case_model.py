@@ -190,6 +190,11 @@ class CaseSpec(_Strict):
     params: dict[str, ArraySpec]
     value: ValueSpec
     value_dtype: ValueDType = "float"
+    param_dtypes: dict[str, Literal["float", "int32", "int64"]] = Field(
+        default_factory=dict,
+        description="Per-parameter dtype where it should not follow the run's float dtype "
+        "(e.g. an integer total_count).",
+    )
     dtypes: Annotated[list[FloatName], Field(min_length=1)] = ["float32", "float64"]
     frameworks: list[str] | None = Field(
         default=None, description="Default: every framework that offers the family."

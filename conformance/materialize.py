@@ -7,7 +7,7 @@ steps are cached per (case, dtype) in the process: every framework and check sha
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 import numpy as np
@@ -32,10 +32,16 @@ class Inputs:
     dtype: str
     value_dtype: np.dtype
     parametrization: str
+    param_dtypes: dict[str, str] = field(default_factory=dict)
+    static: frozenset[str] = frozenset()
 
     def framework_params(self) -> dict[str, np.ndarray]:
-        """The parameters in the dtype the framework receives."""
-        return {k: v.astype(self.dtype) for k, v in self.params.items()}
+        """The parameters in the dtype the framework receives (static ones stay 0-d)."""
+        out = {}
+        for k, v in self.params.items():
+            wanted = self.param_dtypes.get(k, "float")
+            out[k] = v.astype(self.dtype if wanted == "float" else wanted)
+        return out
 
     def framework_value(self) -> np.ndarray:
         return self.value.astype(self.value_dtype)
@@ -118,10 +124,16 @@ def _sample(family: reference.Family, params, value_spec: SampleSpec, parametriz
 @lru_cache(maxsize=4096)
 def inputs_for(case: Case, dtype: str) -> Inputs:
     params64, value64 = float64_inputs(case)
-    params = {k: round_to(v, dtype) for k, v in params64.items()}
+    pdtypes = dict(case.spec.param_dtypes)
+    params = {
+        k: round_to(v, dtype) if pdtypes.get(k, "float") == "float" else np.round(v)
+        for k, v in params64.items()
+    }
     vdtype = value_numpy_dtype(case.spec.value_dtype, dtype)
     value = round_to(value64, dtype) if vdtype.kind == "f" else value64.astype(np.float64)
-    return Inputs(params, value, dtype, vdtype, case.parametrization)
+    info = reference.get_family(case.family).params(case.parametrization)
+    static = frozenset(k for k, p in info.items() if p.static)
+    return Inputs(params, value, dtype, vdtype, case.parametrization, pdtypes, static)
 
 
 @lru_cache(maxsize=4096)

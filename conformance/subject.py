@@ -80,7 +80,10 @@ class Subject:
             return self.adapter.asarray(array, self.device)
 
     def params(self) -> dict[str, Any]:
-        return {k: self.array(v) for k, v in self.inputs.framework_params().items()}
+        out: dict[str, Any] = {}
+        for k, v in self.inputs.framework_params().items():
+            out[k] = v.item() if k in self.inputs.static else self.array(v)
+        return out
 
     def value(self) -> Any:
         return self.array(self.inputs.framework_value())

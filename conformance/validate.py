@@ -108,6 +108,16 @@ def resolve_case(spec: CaseSpec, known: Known | None = None) -> str:
     )
     _check_size(("value",), "the broadcast batch", (*lp_shape, biggest))
 
+    for i, name in enumerate(spec.param_dtypes):
+        if name not in info:
+            raise SemanticError(
+                ("param_dtypes", name), f"param_dtypes names {name!r}, not a parameter"
+            )
+        if spec.param_dtypes[name] != "float" and not info[name].integer:
+            raise SemanticError(
+                ("param_dtypes", name),
+                f"{name} is not integer-valued; it cannot be {spec.param_dtypes[name]}",
+            )
     _check_value_dtype(spec, family)
     _check_expect(spec, batch, event, lp_shape)
     _check_names(spec, known or Known())

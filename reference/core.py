@@ -28,6 +28,9 @@ class ParamInfo:
     domain: str
     integer: bool = False
     structure: str = "dense"  # how a gradient is compared: dense | symmetric | lower_triangular
+    #: A plain Python number (e.g. LKJCholesky's dimension), not an array: never broadcast,
+    #: not part of the batch shape, passed to frameworks as int/float.
+    static: bool = False
 
     @property
     def differentiable(self) -> bool:
@@ -110,6 +113,8 @@ class Family(ABC):
                 f"{sorted(info)}; missing {missing}, unexpected {extra}"
             )
         for name, pinfo in info.items():
+            if pinfo.static and np.ndim(params[name]) != 0:
+                raise OracleError(f"{name} is a single number, got shape {np.shape(params[name])}")
             if np.ndim(params[name]) < pinfo.event_rank:
                 raise OracleError(
                     f"{name} needs at least {pinfo.event_rank} dims, got shape {np.shape(params[name])}"
@@ -129,13 +134,16 @@ class Family(ABC):
         info = self._check_params(params, parametrization)
         parts = []
         for name, pinfo in info.items():
+            if pinfo.static:
+                continue
             shape = np.shape(params[name])
             parts.append(shape[: len(shape) - pinfo.event_rank])
         try:
             return tuple(np.broadcast_shapes(*parts))
         except ValueError:
             raise OracleError(
-                f"{self.name}: parameter batch shapes {dict(zip(info, parts, strict=True))} "
+                f"{self.name}: parameter batch shapes "
+                f"{ {k: np.shape(params[k]) for k, i in info.items() if not i.static} } "
                 "do not broadcast"
             ) from None
 
@@ -167,6 +175,9 @@ class Family(ABC):
         out = {}
         for name, pinfo in info.items():
             arr = np.asarray(params[name])
+            if pinfo.static:
+                out[name] = arr
+                continue
             event = arr.shape[arr.ndim - pinfo.event_rank :]
             out[name] = np.broadcast_to(arr, lp_shape + event)
         varr = np.asarray(value)
@@ -274,7 +285,7 @@ class Family(ABC):
         if not self.value.discrete:
             inputs["value"] = np.array(b.value, dtype=np.float64)
             ranks["value"] = self.value.event_rank
-        wrt = [k for k in inputs if k == "value" or info[k].differentiable]
+        wrt = [k for k in inputs if k == "value" or (info[k].differentiable and not info[k].static)]
 
         def f(arrs: dict[str, np.ndarray]) -> np.ndarray:
             params = {k: arrs[k] for k in info}
@@ -322,6 +333,9 @@ class Family(ABC):
         bparams = {}
         for name, pinfo in info.items():
             arr = np.asarray(params[name], dtype=np.float64)
+            if pinfo.static:
+                bparams[name] = arr
+                continue
             event = arr.shape[arr.ndim - pinfo.event_rank :]
             bparams[name] = np.broadcast_to(arr, full + event)
         return np.asarray(self._sample(bparams, full, rng, key))

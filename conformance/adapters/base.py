@@ -29,6 +29,18 @@ def import_dotted(path: str) -> Any:
     return obj
 
 
+def resolve_arg(spec: Any, params: Mapping[str, Any]) -> Any:
+    """One entry of a binding's ``args`` tree → the object passed to the constructor."""
+    if not isinstance(spec, dict) or len({"param", "literal", "call"} & set(spec)) != 1:
+        raise ValueError(f"binding argument {spec!r} is not {{param|literal|call: …}}")
+    if "param" in spec:
+        return params[spec["param"]]
+    if "literal" in spec:
+        return spec["literal"]
+    nested = spec.get("args", {})
+    return import_dotted(spec["call"])(**{k: resolve_arg(v, params) for k, v in nested.items()})
+
+
 class Adapter(ABC):
     """One framework (or one way of using it, e.g. GPyTorch with a RootLinearOperator)."""
 
@@ -92,7 +104,9 @@ class Adapter(ABC):
     def construct(self, binding: Binding, params: Mapping[str, Any]) -> Any:
         """Build the distribution; ``params`` are framework arrays keyed by oracle names."""
         ctor = import_dotted(binding.constructor)
-        return ctor(**{binding.keyword(k): v for k, v in params.items()})
+        if binding.args is None:
+            return ctor(**{binding.keyword(k): v for k, v in params.items()})
+        return ctor(**{k: resolve_arg(v, params) for k, v in binding.args.items()})
 
     @abstractmethod
     def batch_shape(self, dist: Any) -> tuple[int, ...]: ...

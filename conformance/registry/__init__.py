@@ -27,6 +27,12 @@ class Binding(BaseModel):
 
     constructor: str = Field(description="Dotted path of the class or function to call.")
     rename: dict[str, str] = Field(default_factory=dict, description="oracle name → keyword")
+    args: dict[str, Any] | None = Field(
+        default=None,
+        description="Explicit keyword arguments, replacing 'every parameter by (renamed) "
+        "keyword'. Each value is {param: NAME} (a parameter's array), {literal: X} (a constant), "
+        "or {call: DOTTED.PATH, args: {...}} (a nested constructor, e.g. Independent's base).",
+    )
     parametrizations: tuple[str, ...] | None = Field(
         default=None, description="Parametrisations this binding covers (default: all)."
     )
