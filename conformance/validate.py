@@ -108,7 +108,7 @@ def resolve_case(spec: CaseSpec, known: Known | None = None) -> str:
     )
     _check_size(("value",), "the broadcast batch", (*lp_shape, biggest))
 
-    for i, name in enumerate(spec.param_dtypes):
+    for name in spec.param_dtypes:
         if name not in info:
             raise SemanticError(
                 ("param_dtypes", name), f"param_dtypes names {name!r}, not a parameter"
