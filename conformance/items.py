@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from conformance import reproducer
 from conformance.adapters import Adapter
 from conformance.checks import CHECKS, Check
 from conformance.checks.base import shown
@@ -192,7 +193,12 @@ class ConformanceItem(_Item):
                 "dtype": str(array.dtype),
                 "values": shown(array),
             }
+        try:
+            script = reproducer.render(subject, self.check.name, result.message)
+        except Exception as exc:  # a reproducer is a courtesy; never let it cost the result
+            script = f"# no reproducer: {type(exc).__name__}: {exc}\n"
         return {
+            "reproducer": script,
             "source": self.case.source,
             "inputs": inputs,
             "arrays": result.arrays,

@@ -41,9 +41,12 @@ def test_reference_sources_import_only_numpy_scipy_and_stdlib() -> None:
                 names = [a.name for a in node.names]
             elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
                 names = [node.module]
-            elif isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "import_module":
-                if not _imports_own_submodule(node):
-                    offenders.append(f"{path.name}:{node.lineno}: dynamic import")
+            elif (
+                isinstance(node, ast.Call)
+                and getattr(node.func, "attr", "") == "import_module"
+                and not _imports_own_submodule(node)
+            ):
+                offenders.append(f"{path.name}:{node.lineno}: dynamic import")
             for name in names:
                 if name.split(".")[0] not in ALLOWED_ROOTS:
                     offenders.append(f"{path.name}:{node.lineno}: imports {name}")

@@ -54,6 +54,22 @@ class GpytorchAdapter(TorchAdapter):
             kwargs[keyword] = array
         return ctor(**kwargs)
 
+    def reproducer_operator(self, binding: Binding, keyword: str, expr: str) -> str:
+        """Source for the covariance argument as :meth:`construct` builds it."""
+        operator = binding.options.get("operator", "tensor")
+        if keyword != "covariance_matrix" or operator == "tensor":
+            return expr
+        if operator == "DiagLinearOperator":
+            expr = f"{expr}.diagonal(dim1=-2, dim2=-1)"
+        return f"{_OPERATORS[operator]}({expr})"
+
+    def reproducer_modules(self, binding: Binding) -> set[str]:
+        return (
+            {"linear_operator.operators"}
+            if binding.options.get("operator", "tensor") != "tensor"
+            else set()
+        )
+
 
 class GpytorchDenseAdapter(GpytorchAdapter):
     name = "gpytorch.dense"

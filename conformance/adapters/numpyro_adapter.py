@@ -35,6 +35,7 @@ class NumpyroAdapter(Adapter):
     # support only warn unless numpyro.enable_validation() is on.
     validation = "params"
     bindings = bindings_for("numpyro")
+    reproducer_dialect = "jax"
 
     def device_unavailable(self, device: str) -> str | None:
         if device == "cpu":

@@ -15,6 +15,7 @@ class TorchAdapter(Adapter):
     package = "torch"
     module = "torch"
     bindings = bindings_for("torch")
+    reproducer_dialect = "torch"
 
     def device_unavailable(self, device: str) -> str | None:
         if device == "cpu":

@@ -1,0 +1,238 @@
+"""Standalone reproducer scripts: only the framework and NumPy, no conformance.
+
+A failing item carries a script that rebuilds exactly the inputs the framework received
+(embedded, bit for bit), constructs the distribution the way the adapter did, runs the failing
+operation and prints expected vs actual. It ends with ``MISMATCH`` and exit status 1 when the
+failure reproduces — which is what an upstream bug report needs.
+
+Framework code comes from a *dialect* (how to import, make arrays, call, read back); an adapter
+names its dialect in ``Adapter.reproducer_dialect``. Each check contributes the body that
+evaluates and compares (see :data:`BODIES`).
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from conformance import __version__
+
+#: Arrays above this many elements are embedded as base64 .npy instead of literal lists.
+LITERAL_LIMIT = 2048
+
+
+@dataclass(frozen=True)
+class Dialect:
+    """How one framework's code is written."""
+
+    imports: tuple[str, ...]
+    setup: Callable[[str, str], list[str]]  # (dtype, device) → lines
+    array: Callable[[str], str]  # numpy expression → framework array expression
+    to_numpy: Callable[[str], str]  # framework expression → numpy expression
+    batch_shape: str = "tuple({d}.batch_shape)"
+    event_shape: str = "tuple({d}.event_shape)"
+
+
+def _torch_setup(dtype: str, device: str) -> list[str]:
+    return [f'DEVICE = "{device}"']
+
+
+def _jax_setup(dtype: str, device: str) -> list[str]:
+    lines = [f'jax.config.update("jax_enable_x64", {dtype == "float64"})']
+    platform = "gpu" if device == "cuda" else "cpu"
+    lines.append(f'DEVICE = jax.devices("{platform}")[0]')
+    return lines
+
+
+DIALECTS: dict[str, Dialect] = {
+    "torch": Dialect(
+        imports=("import torch",),
+        setup=_torch_setup,
+        array=lambda e: f"torch.as_tensor({e}, device=DEVICE)",
+        to_numpy=lambda e: f"{e}.detach().cpu().numpy()",
+    ),
+    "jax": Dialect(
+        imports=("import jax", "import jax.numpy as jnp"),
+        setup=_jax_setup,
+        array=lambda e: f"jax.device_put(jnp.asarray({e}), DEVICE)",
+        to_numpy=lambda e: f"np.asarray({e})",
+    ),
+}
+
+
+def array_literal(array: np.ndarray) -> str:
+    """A NumPy expression that recreates ``array`` exactly (dtype and every bit)."""
+    array = np.asarray(array)
+    if array.size <= LITERAL_LIMIT:
+        if array.dtype.kind == "f":
+            body = repr(array.astype(np.float64).tolist())
+            body = body.replace("inf", "float('inf')").replace("nan", "float('nan')")
+        else:
+            body = repr(array.tolist())
+        return f"np.array({body}, dtype=np.{array.dtype.name})"
+    buf = io.BytesIO()
+    np.save(buf, array, allow_pickle=False)
+    encoded = base64.b64encode(buf.getvalue()).decode("ascii")
+    return f'np.load(io.BytesIO(base64.b64decode("{encoded}")))'
+
+
+def _modules(path: str) -> str:
+    return path.rpartition(".")[0]
+
+
+def call_source(
+    binding, arrays: Mapping[str, str], operator_wrap: Callable[[str, str], str] | None
+) -> tuple[str, set[str]]:
+    """Source of the constructor call as the adapter makes it; returns (code, modules to import)."""
+    modules = {_modules(binding.constructor)}
+    if binding.args is None:
+        parts = []
+        for name, expr in arrays.items():
+            keyword = binding.keyword(name)
+            if operator_wrap is not None:
+                expr = operator_wrap(keyword, expr)
+            parts.append(f"{keyword}={expr}")
+        return f"{binding.constructor}({', '.join(parts)})", modules
+
+    def render(spec: Any) -> str:
+        if "param" in spec:
+            return arrays[spec["param"]]
+        if "literal" in spec:
+            return repr(spec["literal"])
+        modules.add(_modules(spec["call"]))
+        inner = ", ".join(f"{k}={render(v)}" for k, v in spec.get("args", {}).items())
+        return f"{spec['call']}({inner})"
+
+    inner = ", ".join(f"{k}={render(v)}" for k, v in binding.args.items())
+    return f"{binding.constructor}({inner})", modules
+
+
+# ----- bodies per check ---------------------------------------------------------------------
+def _body_shapes(ctx: dict) -> list[str]:
+    d = ctx["dialect"]
+    return [
+        f"batch_shape, event_shape = {d.batch_shape.format(d='dist')}, {d.event_shape.format(d='dist')}",
+        f"log_prob = {d.to_numpy('dist.log_prob(value)')}",
+        "actual = {'batch_shape': batch_shape, 'event_shape': event_shape, "
+        "'log_prob_shape': tuple(log_prob.shape)}",
+        "print('expected shapes:', EXPECTED_SHAPES)",
+        "print('actual shapes:  ', actual, 'log_prob dtype', log_prob.dtype)",
+        "mismatch = {k: (actual[k], v) for k, v in EXPECTED_SHAPES.items() if tuple(actual[k]) != tuple(v)}",
+        f"if not mismatch and log_prob.dtype != np.dtype('{ctx['dtype']}'):",
+        f"    mismatch = {{'dtype': (str(log_prob.dtype), '{ctx['dtype']}')}}",
+        "report(mismatch, 'shape mismatch: ' + repr(mismatch))",
+    ]
+
+
+def _body_log_prob(ctx: dict) -> list[str]:
+    d = ctx["dialect"]
+    return [
+        f"actual = {d.to_numpy('dist.log_prob(value)')}.astype(np.float64)",
+        "print('log_prob shape', actual.shape, 'expected', EXPECTED.shape)",
+        "if actual.shape != EXPECTED.shape:",
+        "    report(True, 'log_prob shape mismatch')",
+        "finite = np.isfinite(EXPECTED)",
+        "err = np.where(finite, np.abs(actual - EXPECTED), np.where(actual == EXPECTED, 0.0, np.inf))",
+        "err = np.where(np.isnan(err), np.inf, err)",
+        "err = np.where(VALID, err, 0.0)  # outside the support: only the support rule applies",
+        "ratio = err / TOLERANCE",
+        "worst = np.unravel_index(int(np.argmax(ratio)), ratio.shape)",
+        "print('max abs err', float(err.max()), 'worst index', tuple(int(i) for i in worst))",
+        "print('expected', float(EXPECTED[worst]), 'actual', float(actual[worst]), 'tolerance', float(TOLERANCE[worst]))",
+        "report(bool(ratio.max() > 1), f'{int((ratio > 1).sum())} of {ratio.size} elements outside tolerance')",
+    ]
+
+
+BODIES: dict[str, Callable[[dict], list[str]]] = {
+    "shapes": _body_shapes,
+    "log_prob": _body_log_prob,
+}
+
+
+def render(
+    subject, check_name: str, message: str, extra_constants: Mapping[str, np.ndarray] | None = None
+) -> str | None:
+    """The reproducer script for a failed ``check_name`` on ``subject``, or None if unsupported."""
+    dialect_name = getattr(subject.adapter, "reproducer_dialect", None)
+    if dialect_name not in DIALECTS or check_name not in BODIES:
+        return None
+    dialect = DIALECTS[dialect_name]
+    inputs = subject.inputs
+    params = inputs.framework_params()
+    lines = [
+        '"""Reproducer for ' + subject.case.file + "::" + subject.case.id + f" [{check_name}]",
+        "",
+        f"framework: {subject.label}",
+        f"needs only {subject.adapter.package} and numpy; generated by conformance {__version__}.",
+        "Exit status 1 and a MISMATCH line mean the failure reproduces.",
+        "",
+        *("    " + ln for ln in message.replace('"""', "'''").splitlines()[:12]),
+        '"""',
+        "import base64",
+        "import io",
+        "import sys",
+        "",
+        "import numpy as np",
+        *dialect.imports,
+    ]
+    call_arrays = {}
+    body_lines = []
+    for name, array in params.items():
+        if name in inputs.static:
+            call_arrays[name] = repr(array.item())
+        else:
+            body_lines.append(f"{name} = {dialect.array(array_literal(array))}")
+            call_arrays[name] = name
+    wrap = getattr(subject.adapter, "reproducer_operator", None)
+    wrap_fn = (lambda kw, expr: wrap(subject.binding, kw, expr)) if wrap else None
+    call, modules = call_source(subject.binding, call_arrays, wrap_fn)
+    extra_modules = set(
+        getattr(subject.adapter, "reproducer_modules", lambda b: set())(subject.binding)
+    )
+    lines += [f"import {m}" for m in sorted((modules | extra_modules) - {"torch", "jax"}) if m]
+    exp = subject.expected
+    from conformance.compare import tolerance
+
+    tol = tolerance(subject.dtype, exp.log_prob, exp.sensitivity)
+    lines += [
+        "",
+        *dialect.setup(subject.dtype, subject.device),
+        "",
+        "",
+        "def report(mismatch, what):",
+        "    if mismatch:",
+        "        print('MISMATCH:', what)",
+        "        sys.exit(1)",
+        "    print('OK: no mismatch reproduced')",
+        "",
+        "",
+        f"EXPECTED = {array_literal(exp.log_prob)}  # float64 oracle",
+        f"TOLERANCE = {array_literal(tol)}",
+        f"VALID = {array_literal(exp.valid)}",
+        f"EXPECTED_SHAPES = {{'batch_shape': {tuple(exp.batch_shape)!r}, 'event_shape': "
+        f"{tuple(exp.event_shape)!r}, 'log_prob_shape': {tuple(exp.log_prob_shape)!r}}}",
+    ]
+    for name, array in (extra_constants or {}).items():
+        lines.append(f"{name} = {array_literal(array)}")
+    lines += [
+        *body_lines,
+        f"value = {dialect.array(array_literal(inputs.framework_value()))}",
+        "try:",
+        f"    dist = {call}",
+        *(
+            "    " + ln
+            for ln in BODIES[check_name](
+                {"dialect": dialect, "dtype": subject.dtype, "subject": subject}
+            )
+        ),
+        "except Exception as exc:  # the framework raising is the mismatch being reproduced",
+        "    print(f'MISMATCH: raised {type(exc).__name__}: {exc}')",
+        "    sys.exit(1)",
+        "",
+    ]
+    return "\n".join(lines)

@@ -1,0 +1,101 @@
+"""Reproducer scripts run standalone (framework + NumPy only) and reproduce the failure."""
+
+from __future__ import annotations
+
+import dataclasses
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+from helpers import make_case, subject_for
+
+from conformance import reproducer
+
+NUMPYRO_BUG = """
+- id: value-batch-larger
+  family: MultivariateNormal
+  parametrization: covariance_matrix
+  params:
+    loc: {generator: normal, shape: [3], seed: 61}
+    covariance_matrix: {generator: spd, shape: [2, 3, 3], seed: 62}
+  value: {generator: normal, shape: [5, 1, 3], seed: 63}
+"""
+HEALTHY = """
+- id: healthy
+  family: Bernoulli
+  params: {logits: {generator: normal, shape: [4], seed: 1}}
+  value: {sample: {seed: 2, sample_shape: [3]}}
+"""
+
+
+def run_script(source: str, tmp_path: Path) -> subprocess.CompletedProcess:
+    path = tmp_path / "repro.py"
+    path.write_text(source)
+    # -I: isolated mode, so nothing from this checkout (or PYTHONPATH) is importable.
+    code = "import runpy, sys; runpy.run_path(sys.argv[1], run_name='__main__'); "
+    return subprocess.run(
+        [sys.executable, "-I", "-c", code + "", str(path)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        check=False,
+        timeout=300,
+    )
+
+
+def test_real_numpyro_failure_reproduces_standalone(tmp_path: Path) -> None:
+    subject = subject_for(make_case(NUMPYRO_BUG), "numpyro", "float32")
+    source = reproducer.render(subject, "log_prob", "log_prob raised ZeroDivisionError")
+    assert "conformance" not in source.split('"""', 2)[2]  # no import of the suite
+    proc = run_script(source, tmp_path)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "MISMATCH: raised ZeroDivisionError" in proc.stdout
+
+
+def test_value_mismatch_reproduces_and_healthy_does_not(tmp_path: Path) -> None:
+    for adapter in ("torch", "numpyro"):
+        subject = subject_for(make_case(HEALTHY), adapter, "float64")
+        ok = run_script(reproducer.render(subject, "log_prob", "x"), tmp_path)
+        assert ok.returncode == 0 and "OK: no mismatch reproduced" in ok.stdout, (
+            ok.stdout + ok.stderr
+        )
+        wrong = dataclasses.replace(subject.expected, log_prob=subject.expected.log_prob + 1e-3)
+        bad = run_script(
+            reproducer.render(dataclasses.replace(subject, expected=wrong), "log_prob", "x"),
+            tmp_path,
+        )
+        assert bad.returncode == 1
+        assert "MISMATCH: 12 of 12 elements outside tolerance" in bad.stdout
+        assert "expected" in bad.stdout and "actual" in bad.stdout
+
+
+def test_shape_mismatch_reproduces(tmp_path: Path) -> None:
+    subject = subject_for(make_case(HEALTHY), "torch", "float32")
+    wrong = dataclasses.replace(subject.expected, batch_shape=(1, 4))
+    proc = run_script(
+        reproducer.render(dataclasses.replace(subject, expected=wrong), "shapes", "x"), tmp_path
+    )
+    assert proc.returncode == 1 and "MISMATCH: shape mismatch" in proc.stdout
+
+
+def test_gpytorch_operator_is_rebuilt(tmp_path: Path) -> None:
+    case = make_case(NUMPYRO_BUG)
+    source = reproducer.render(subject_for(case, "gpytorch.dense", "float32"), "log_prob", "x")
+    assert "linear_operator.operators.DenseLinearOperator(covariance_matrix)" in source
+    proc = run_script(source, tmp_path)
+    assert proc.returncode == 1 and "MISMATCH: raised RuntimeError: LinearOperator" in proc.stdout
+
+
+def test_arrays_are_embedded_bit_for_bit() -> None:
+    rng = np.random.default_rng(0)
+    for array in (
+        rng.standard_normal(7).astype(np.float32),
+        rng.standard_normal((60, 60)),
+        np.arange(5),
+    ):
+        expr = reproducer.array_literal(array)
+        namespace = {"np": np, "io": __import__("io"), "base64": __import__("base64")}
+        back = eval(expr, namespace)  # the script's own expression, evaluated the same way
+        assert back.dtype == array.dtype and np.array_equal(back, array)
+    assert "b64decode" in reproducer.array_literal(np.zeros(5000))
