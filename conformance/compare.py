@@ -66,7 +66,7 @@ def compare_arrays(expected: np.ndarray, actual: np.ndarray, tol: np.ndarray) ->
         rel_err = abs_err / np.maximum(
             np.abs(np.where(finite_exp, expected, 1.0)), np.finfo(float).tiny
         )
-        ratio = abs_err / tol
+        ratio = np.where(abs_err == 0.0, 0.0, abs_err / tol)
     worst = np.unravel_index(int(np.argmax(ratio)), ratio.shape)
     worst_index = tuple(int(i) for i in worst)
     metrics = {

@@ -116,6 +116,7 @@ def call_source(
 def _body_shapes(ctx: dict) -> list[str]:
     d = ctx["dialect"]
     return [
+        f"dist = {ctx['call']}",
         f"batch_shape, event_shape = {d.batch_shape.format(d='dist')}, {d.event_shape.format(d='dist')}",
         f"log_prob = {d.to_numpy('dist.log_prob(value)')}",
         "actual = {'batch_shape': batch_shape, 'event_shape': event_shape, "
@@ -132,6 +133,7 @@ def _body_shapes(ctx: dict) -> list[str]:
 def _body_log_prob(ctx: dict) -> list[str]:
     d = ctx["dialect"]
     return [
+        f"dist = {ctx['call']}",
         f"actual = {d.to_numpy('dist.log_prob(value)')}.astype(np.float64)",
         "print('log_prob shape', actual.shape, 'expected', EXPECTED.shape)",
         "if actual.shape != EXPECTED.shape:",
@@ -148,10 +150,106 @@ def _body_log_prob(ctx: dict) -> list[str]:
     ]
 
 
+def _grad_compare_lines() -> list[str]:
+    return [
+        "worst_ratio = 0.0",
+        "for name, got in GRADS.items():",
+        "    if got is None:",
+        "        report(True, f'no gradient for {name} (None)')",
+        "    got = project(np.asarray(got, dtype=np.float64), STRUCTURE[name])",
+        "    err = np.abs(got - EXPECTED_GRAD[name])",
+        "    ratio = np.where(err == 0, 0.0, err / TOLERANCE_GRAD[name])",
+        "    worst = np.unravel_index(int(np.argmax(ratio)), ratio.shape) if ratio.size else ()",
+        "    print(f'd/d{name} ({STRUCTURE[name]}): max abs err {float(err.max()) if err.size else 0.0:.3g}',",
+        "          'worst', worst, 'expected', EXPECTED_GRAD[name][worst] if ratio.size else None,",
+        "          'actual', got[worst] if ratio.size else None)",
+        "    worst_ratio = max(worst_ratio, float(ratio.max()) if ratio.size else 0.0)",
+        "report(worst_ratio > 1, f'gradient outside tolerance (worst err/tol {worst_ratio:.3g})')",
+    ]
+
+
+def _body_grad(ctx: dict) -> list[str]:
+    wrt = ctx["wrt"]
+    args = ", ".join(wrt)
+    argnums = tuple(range(len(wrt)))
+    if ctx["dialect_name"] == "torch":
+        if ctx["method"] == "grad_functional":
+            lines = [
+                f"def objective({args}):",
+                f"    dist = {ctx['call']}",
+                "    return (dist.log_prob(value) * CT).sum()",
+                f"grads = torch.func.grad(objective, argnums={argnums!r})({args})",
+            ]
+        else:
+            lines = [f"{name}.requires_grad_(True)" for name in wrt]
+            lines += [
+                f"dist = {ctx['call']}",
+                "lp = dist.log_prob(value)",
+                f"grads = torch.autograd.grad((lp * CT).sum(), [{args}], allow_unused=True)",
+            ]
+        lines.append(
+            f"GRADS = {{n: (None if g is None else g.detach().cpu().numpy()) "
+            f"for n, g in zip({list(wrt)!r}, grads)}}"
+        )
+        return lines + _grad_compare_lines()
+    lines = [
+        f"def log_prob({args}):",
+        f"    dist = {ctx['call']}",
+        "    return dist.log_prob(value)",
+    ]
+    if ctx["method"] == "grad_functional":
+        lines += [
+            f"out, pullback = jax.vjp(log_prob, {args})",
+            "grads = pullback(CT.astype(out.dtype))",
+        ]
+    else:
+        lines.append(
+            f"grads = jax.grad(lambda {args}: jnp.sum(log_prob({args}) * CT), "
+            f"argnums={argnums!r})({args})"
+        )
+    lines.append(f"GRADS = {{n: np.asarray(g) for n, g in zip({list(wrt)!r}, grads)}}")
+    return lines + _grad_compare_lines()
+
+
 BODIES: dict[str, Callable[[dict], list[str]]] = {
     "shapes": _body_shapes,
     "log_prob": _body_log_prob,
+    "grad": _body_grad,
+    "grad_functional": _body_grad,
 }
+
+
+def _grad_constants(subject, dialect: Dialect, check_name: str) -> list[str]:
+    """The fixed cotangent, the oracle's projected gradients and their tolerances."""
+    from conformance.gradients import expected_grad_for, project
+
+    grad = expected_grad_for(subject.case, subject.dtype, subject.expected.options)
+    structure = {n: subject.binding.structure.get(n, grad.structure[n]) for n in grad.wrt}
+    return [
+        "",
+        "",
+        "def project(g, structure):",
+        "    if structure == 'symmetric':",
+        "        return 0.5 * (g + np.swapaxes(g, -1, -2))",
+        "    if structure == 'lower_triangular':",
+        "        return np.tril(g)",
+        "    if structure == 'diagonal':",
+        "        return np.diagonal(g, axis1=-2, axis2=-1)[..., None] * np.eye(g.shape[-1])",
+        "    return g",
+        "",
+        "",
+        f"STRUCTURE = {structure!r}",
+        f"CT = {dialect.array(array_literal(grad.cotangent.astype(subject.dtype)))}  # cotangent",
+        "EXPECTED_GRAD = {",
+        *(f"    {n!r}: {array_literal(project(grad.grads[n], structure[n]))}," for n in grad.wrt),
+        "}",
+        "TOLERANCE_GRAD = {",
+        *(
+            f"    {n!r}: {array_literal(project(grad.tolerance[n], structure[n]))},"
+            for n in grad.wrt
+        ),
+        "}",
+    ]
 
 
 def render(
@@ -217,19 +315,25 @@ def render(
         f"EXPECTED_SHAPES = {{'batch_shape': {tuple(exp.batch_shape)!r}, 'event_shape': "
         f"{tuple(exp.event_shape)!r}, 'log_prob_shape': {tuple(exp.log_prob_shape)!r}}}",
     ]
+    ctx = {
+        "dialect": dialect,
+        "dialect_name": dialect_name,
+        "dtype": subject.dtype,
+        "call": call,
+        "method": check_name,
+    }
+    if check_name in ("grad", "grad_functional"):
+        from conformance.gradients import expected_grad_for
+
+        lines += _grad_constants(subject, dialect, check_name)
+        ctx["wrt"] = expected_grad_for(subject.case, subject.dtype, exp.options).wrt
     for name, array in (extra_constants or {}).items():
         lines.append(f"{name} = {array_literal(array)}")
     lines += [
         *body_lines,
         f"value = {dialect.array(array_literal(inputs.framework_value()))}",
         "try:",
-        f"    dist = {call}",
-        *(
-            "    " + ln
-            for ln in BODIES[check_name](
-                {"dialect": dialect, "dtype": subject.dtype, "subject": subject}
-            )
-        ),
+        *("    " + ln for ln in BODIES[check_name](ctx)),
         "except Exception as exc:  # the framework raising is the mismatch being reproduced",
         "    print(f'MISMATCH: raised {type(exc).__name__}: {exc}')",
         "    sys.exit(1)",

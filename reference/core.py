@@ -44,6 +44,7 @@ class ValueInfo:
     event_rank: int
     support: str
     discrete: bool = False
+    structure: str = "dense"  # how a gradient w.r.t. the value is compared (see ParamInfo)
 
 
 class OracleError(ValueError):

@@ -51,7 +51,8 @@ def test_run_all_good_exits_0_and_writes_results(tmp_path: Path) -> None:
     proc = conformance("run", "--cases", str(root), "--framework", "torch", "-q", cwd=tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     data = json.loads((tmp_path / "reports" / "results.json").read_text())
-    assert data["run"]["counts"]["passed"] == 4 and len(data["records"]) == 4
+    # shapes, log_prob, grad, grad_functional × float32, float64
+    assert data["run"]["counts"]["passed"] == 8 and len(data["records"]) == 8
 
 
 def test_run_with_mismatches_exits_1(tmp_path: Path) -> None:

@@ -168,7 +168,9 @@ def test_yaml_outside_case_roots_is_not_collected(pytester, case_dir) -> None:
 
 def test_case_file_named_on_the_command_line_is_collected(pytester) -> None:
     path = pytester.makefile(".yaml", mine=GOOD)
-    result = pytester.runpytest(str(path), "--framework", "torch", "--no-results")
+    result = pytester.runpytest(
+        str(path), "--framework", "torch", "--check=shapes,log_prob", "--no-results"
+    )
     result.assert_outcomes(passed=8)
 
 

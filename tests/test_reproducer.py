@@ -99,3 +99,49 @@ def test_arrays_are_embedded_bit_for_bit() -> None:
         back = eval(expr, namespace)  # the script's own expression, evaluated the same way
         assert back.dtype == array.dtype and np.array_equal(back, array)
     assert "b64decode" in reproducer.array_literal(np.zeros(5000))
+
+
+MVN_TRIL = """
+- id: tril
+  family: MultivariateNormal
+  parametrization: scale_tril
+  params:
+    loc: {generator: normal, shape: [2, 3], seed: 1}
+    scale_tril: {generator: cholesky, shape: [3, 3], seed: 2}
+  value: {sample: {seed: 3, sample_shape: [2]}}
+"""
+
+
+def test_gradient_reproducers_for_each_method(tmp_path: Path) -> None:
+    from conformance.gradients import expected_grad_for
+
+    case = make_case(MVN_TRIL)
+    for adapter, method in [
+        ("torch", "grad"),
+        ("torch", "grad_functional"),
+        ("numpyro", "grad"),
+        ("numpyro", "grad_functional"),
+        ("gpytorch.root", "grad"),
+    ]:
+        subject = subject_for(case, adapter, "float64")
+        ok = run_script(reproducer.render(subject, method, "x"), tmp_path)
+        assert ok.returncode == 0 and "OK: no mismatch reproduced" in ok.stdout, (
+            adapter,
+            method,
+            ok.stdout + ok.stderr,
+        )
+        grad = expected_grad_for(case, "float64", ())
+        halved = dataclasses.replace(grad, grads={k: v * 0.5 for k, v in grad.grads.items()})
+        expected_grad_for.cache_clear()
+        try:
+            import conformance.gradients as g
+
+            original = g.expected_grad_for
+            g.expected_grad_for = lambda *a, _h=halved, **k: _h  # the script embeds these numbers
+            source = reproducer.render(subject, method, "x")
+        finally:
+            g.expected_grad_for = original
+        bad = run_script(source, tmp_path)
+        assert bad.returncode == 1 and "MISMATCH: gradient outside tolerance" in bad.stdout, (
+            bad.stdout + bad.stderr
+        )

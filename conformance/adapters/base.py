@@ -116,3 +116,23 @@ class Adapter(ABC):
 
     def log_prob(self, dist: Any, value: Any) -> Any:
         return dist.log_prob(value)
+
+    # ----- differentiation ---------------------------------------------------------------------
+    #: Gradient check name → how this framework differentiates for it (shown in results).
+    gradient_methods: ClassVar[dict[str, str]] = {}
+
+    def log_prob_vjp(
+        self,
+        binding: Binding,
+        params: Mapping[str, Any],
+        value: Any,
+        cotangent: Any,
+        wrt: tuple[str, ...],
+        method: str,
+    ) -> dict[str, Any]:
+        """∂(Σ cotangent · log_prob)/∂x for each x in ``wrt`` (parameter names or ``"value"``).
+
+        Everything not in ``wrt`` (integer inputs above all) is held constant. A gradient the
+        framework does not produce (disconnected) is returned as None.
+        """
+        raise NotImplementedError(f"{self.name} does not differentiate ({method})")

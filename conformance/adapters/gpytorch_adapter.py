@@ -8,7 +8,7 @@ registry's binding says which operator wraps the covariance argument.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -28,6 +28,9 @@ class GpytorchAdapter(TorchAdapter):
     package = "gpytorch"
     module = "gpytorch"
     validation = "none"  # gpytorch's MultivariateNormal defaults to validate_args=False
+    # GPyTorch is differentiated with torch.autograd (what BoTorch's fit_gpytorch_mll does);
+    # it does not claim torch.func support, so no functional gradient item is made for it.
+    gradient_methods: ClassVar[dict[str, str]] = {"grad": "torch.autograd.grad"}
     bindings = bindings_for("gpytorch")
 
     def unsupported_inputs(self, binding: Binding, params: Mapping[str, np.ndarray]) -> str | None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -67,6 +67,24 @@ class NumpyroAdapter(Adapter):
 
     def to_numpy(self, array: Any) -> np.ndarray:
         return np.asarray(array)
+
+    gradient_methods: ClassVar[dict[str, str]] = {"grad": "jax.grad", "grad_functional": "jax.vjp"}
+
+    def log_prob_vjp(self, binding, params, value, cotangent, wrt, method):
+        import jax
+        import jax.numpy as jnp
+
+        def log_prob(args: dict[str, Any]) -> Any:
+            merged = {**params, **{k: v for k, v in args.items() if k != "value"}}
+            return self.log_prob(self.construct(binding, merged), args.get("value", value))
+
+        primals = {k: value if k == "value" else params[k] for k in wrt}
+        if method == "grad":
+            return dict(jax.grad(lambda a: jnp.sum(log_prob(a) * cotangent))(primals))
+        if method == "grad_functional":
+            out, pullback = jax.vjp(log_prob, primals)
+            return dict(pullback(jnp.asarray(cotangent, dtype=out.dtype))[0])
+        raise NotImplementedError(method)
 
     def batch_shape(self, dist: Any) -> tuple[int, ...]:
         return tuple(dist.batch_shape)

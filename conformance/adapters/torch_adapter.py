@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -33,6 +33,28 @@ class TorchAdapter(Adapter):
 
     def to_numpy(self, array: Any) -> np.ndarray:
         return array.detach().cpu().numpy()
+
+    gradient_methods: ClassVar[dict[str, str]] = {
+        "grad": "torch.autograd.grad",
+        "grad_functional": "torch.func.grad",
+    }
+
+    def log_prob_vjp(self, binding, params, value, cotangent, wrt, method):
+        import torch
+
+        def objective(args: dict[str, Any]) -> Any:
+            merged = {**params, **{k: v for k, v in args.items() if k != "value"}}
+            lp = self.log_prob(self.construct(binding, merged), args.get("value", value))
+            return (lp * cotangent).sum()
+
+        primals = {k: value if k == "value" else params[k] for k in wrt}
+        if method == "grad":
+            leaves = {k: v.detach().clone().requires_grad_(True) for k, v in primals.items()}
+            grads = torch.autograd.grad(objective(leaves), list(leaves.values()), allow_unused=True)
+            return dict(zip(leaves, grads, strict=True))
+        if method == "grad_functional":
+            return dict(torch.func.grad(objective)(primals))
+        raise NotImplementedError(method)
 
     def batch_shape(self, dist: Any) -> tuple[int, ...]:
         return tuple(dist.batch_shape)

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 from conformance.checks.base import Check, CheckResult
+from conformance.checks.grad import GradCheck
 from conformance.checks.log_prob import LogProbCheck
 from conformance.checks.shapes import ShapesCheck
 
-CHECKS: dict[str, Check] = {c.name: c for c in (ShapesCheck(), LogProbCheck())}
+CHECKS: dict[str, Check] = {
+    c.name: c
+    for c in (ShapesCheck(), LogProbCheck(), GradCheck("grad"), GradCheck("grad_functional"))
+}
 
 __all__ = ["CHECKS", "Check", "CheckResult"]

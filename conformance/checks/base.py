@@ -33,6 +33,10 @@ class Check(ABC):
         """Why this check has nothing to compare for ``case`` (then no item is made), or None."""
         return None
 
+    def unsupported_by(self, adapter) -> str | None:
+        """Why ``adapter`` cannot run this check at all (then no item is made), or None."""
+        return None
+
     def run(self, subject: Subject) -> CheckResult:
         try:
             return self.evaluate(subject)

@@ -47,6 +47,11 @@ class Binding(BaseModel):
         "out-of-support values (all), invalid parameters only (params), nothing (none). "
         "Default: the adapter's framework-wide behaviour.",
     )
+    structure: dict[str, str] = Field(
+        default_factory=dict,
+        description="Per-input gradient structure where this binding only reads part of a matrix "
+        "(e.g. {covariance_matrix: diagonal} for a DiagLinearOperator).",
+    )
     note: str = ""
 
     def covers(self, parametrization: str) -> bool:

@@ -29,7 +29,9 @@ class Bernoulli(Family):
             with np.errstate(divide="ignore", invalid="ignore"):
                 g = np.where(value == 1.0, 1.0 / p, -1.0 / (1.0 - p))
             return {"probs": g}
-        return {"logits": value - special.expit(params["logits"])}
+        logits = params["logits"]
+        # x − σ(l) without cancellation: σ(−l) for x = 1, −σ(l) for x = 0.
+        return {"logits": np.where(value == 1.0, special.expit(-logits), -special.expit(logits))}
 
     def _sample(self, params, shape, rng, parametrization):
         p = params["probs"] if parametrization == "probs" else special.expit(params["logits"])

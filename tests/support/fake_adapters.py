@@ -56,3 +56,44 @@ class MissingAdapter(TorchAdapter):
     name = "fake.missing"
     package = "no-such-framework"
     module = "no_such_framework_for_conformance_tests"
+
+
+class HalvedGradAdapter(TorchAdapter):
+    """log_prob exactly right, every gradient halved."""
+
+    name = "fake.halved_grad"
+
+    def log_prob_vjp(self, binding, params, value, cotangent, wrt, method):
+        grads = super().log_prob_vjp(binding, params, value, cotangent, wrt, method)
+        return {k: None if g is None else g * 0.5 for k, g in grads.items()}
+
+
+class CancellingGradAdapter(TorchAdapter):
+    """Values right; per-element ∂log_prob_b/∂loc off by ±0.1 with errors summing to zero.
+
+    ∂(Σ_b log_prob_b)/∂loc is therefore right — only a non-uniform cotangent exposes it.
+    """
+
+    name = "fake.cancelling_grad"
+
+    def log_prob(self, dist, value):
+        import torch
+
+        lp = dist.log_prob(value)
+        loc = dist.loc.expand(lp.shape)
+        signs = torch.ones(lp.numel(), dtype=lp.dtype)
+        signs[1::2] = -1.0
+        if lp.numel() % 2:
+            signs[-1] = 0.0
+        return lp + 0.1 * signs.reshape(lp.shape) * (loc - loc.detach())
+
+
+class Float0Adapter(TorchAdapter):
+    """Raises like JAX did on integer inputs before numpyro#1890 (a float0 tangent)."""
+
+    name = "fake.float0"
+
+    def log_prob_vjp(self, binding, params, value, cotangent, wrt, method):
+        raise TypeError(
+            "Called multiply with a float0 array. float0s do not support any operations by design"
+        )

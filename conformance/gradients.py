@@ -1,0 +1,149 @@
+"""What the oracle expects of a gradient: a fixed cotangent, the VJP, and its tolerance.
+
+The gradient checked is ∂(Σ_b c_b · log_prob_b)/∂x for a fixed random cotangent ``c`` (seeded by
+the case), not of ``log_prob.sum()``, so per-element errors that cancel in a plain sum still
+show. Integer-valued inputs (discrete values, integer-typed counts) and static parameters are
+held constant; every other parameter, and the value of a continuous family, is differentiated.
+
+Tolerance of gradient element ``i`` of input ``x``::
+
+    ulps · eps · (M_i + S_i + F_i)
+
+``M_i = Σ_b |c_b|·|∂log_prob_b/∂x_i|`` is the size of the sum that forms the element (rounding
+accumulates with it even where terms cancel); ``S_i`` is how far the exact gradient moves when
+every input moves by one relative unit — measured on the oracle by random relative
+perturbations of all inputs (symmetric ones for symmetric matrices) — i.e. the gradient's own
+condition number; ``F_i = Σ_b |c_b| / scale(x_i)`` is log_prob's absolute floor (an error of
+about eps nats is no error, see :mod:`conformance.compare`) carried to the gradient over the
+input's own scale (max(|x|, 1) on the real line, the distance to the boundary in bounded
+domains). Without it, ∂/∂logits = x − σ(logits) at logits = 12 in float32 — a 1e-8 absolute,
+1% relative cancellation in every framework — would be a failure.
+"""
+
+from __future__ import annotations
+
+import zlib
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+import reference
+from conformance.compare import ULPS
+from conformance.dtypes import eps, round_to
+from conformance.loader import Case
+from conformance.materialize import inputs_for
+from reference import unbroadcast
+from reference.numdiff import step_scale
+
+#: Relative perturbation used to measure the gradient's conditioning, and how many draws.
+PERTURBATION = 1e-5
+DRAWS = 3
+
+
+@dataclass(frozen=True, eq=False)
+class ExpectedGrad:
+    cotangent: np.ndarray  # float64 holding values exact in the run's dtype
+    wrt: tuple[str, ...]
+    grads: dict[str, np.ndarray]
+    tolerance: dict[str, np.ndarray]
+    structure: dict[str, str]
+
+
+def differentiable_inputs(case: Case) -> tuple[str, ...]:
+    """The inputs a gradient check differentiates: never integer-valued or static ones."""
+    family = reference.get_family(case.family)
+    info = family.params(case.parametrization)
+    names = [
+        k
+        for k, p in info.items()
+        if p.differentiable and not p.static and case.spec.param_dtypes.get(k, "float") == "float"
+    ]
+    if not family.value.discrete and case.spec.value_dtype == "float":
+        names.append("value")
+    return tuple(names)
+
+
+def cotangent_for(case: Case, shape: tuple[int, ...], dtype: str) -> np.ndarray:
+    seed = zlib.crc32(f"{case.file}::{case.id}".encode())
+    ct = np.random.default_rng(seed).standard_normal(shape)
+    return round_to(ct, dtype)
+
+
+def structure_of(case: Case, name: str) -> str:
+    family = reference.get_family(case.family)
+    if name == "value":
+        return family.value.structure
+    return family.params(case.parametrization)[name].structure
+
+
+def project(array: np.ndarray, structure: str) -> np.ndarray:
+    """The part of a gradient that a structured input's tangent space sees."""
+    if structure == "symmetric":
+        return 0.5 * (array + np.swapaxes(array, -1, -2))
+    if structure == "lower_triangular":
+        return np.tril(array)
+    if structure == "diagonal":
+        return np.diagonal(array, axis1=-2, axis2=-1)[..., None] * np.eye(array.shape[-1])
+    return array
+
+
+@lru_cache(maxsize=4096)
+def expected_grad_for(case: Case, dtype: str, options: tuple = ()) -> ExpectedGrad:
+    family = reference.get_family(case.family)
+    inputs = inputs_for(case, dtype)
+    par, opts = inputs.parametrization, dict(options)
+    wrt = differentiable_inputs(case)
+    lp_shape = family.log_prob_shape(inputs.params, inputs.value, par)
+    ct = cotangent_for(case, lp_shape, dtype)
+    grads_all = family.grad(inputs.params, inputs.value, ct, par, opts)
+    elementwise = family.elementwise_grad(inputs.params, inputs.value, par, opts)
+    info = family.params(par)
+    structure = {k: structure_of(case, k) for k in wrt}
+    grads = {k: project(grads_all[k], structure[k]) for k in wrt}
+
+    conditioning = _conditioning(family, inputs, ct, par, opts, wrt, structure, grads)
+    tolerance = {}
+    b = family.broadcast(inputs.params, inputs.value, par)
+    for k in wrt:
+        rank = family.value.event_rank if k == "value" else info[k].event_rank
+        target = inputs.value.shape if k == "value" else inputs.params[k].shape
+        ct_b = np.abs(ct).reshape(ct.shape + (1,) * rank)
+        x_b = b.value if k == "value" else b.params[k]
+        domain = family.value.support if k == "value" else info[k].domain
+        magnitude = unbroadcast(np.abs(elementwise[k]) * ct_b, target)
+        floor = unbroadcast(np.broadcast_to(ct_b / step_scale(domain, x_b), x_b.shape), target)
+        total = project(magnitude + floor, structure[k]) + conditioning[k]
+        tolerance[k] = ULPS[dtype] * eps(dtype) * total + np.finfo(np.float64).tiny
+    return ExpectedGrad(ct, wrt, grads, tolerance, structure)
+
+
+def _conditioning(family, inputs, ct, par, opts, wrt, structure, grads) -> dict[str, np.ndarray]:
+    """max over random relative perturbations of |g(x(1 + δs)) − g(x)| / δ, per gradient element."""
+    rng = np.random.default_rng(20261121)
+    info = family.params(par)
+    floats = [k for k, p in info.items() if not p.integer and not p.static]
+    perturb_value = not family.value.discrete
+    worst = {k: np.zeros_like(grads[k]) for k in wrt}
+    for _ in range(DRAWS):
+        params = dict(inputs.params)
+        for k in floats:
+            params[k] = _perturbed(inputs.params[k], info[k].structure, rng)
+        value = (
+            _perturbed(inputs.value, family.value.structure, rng) if perturb_value else inputs.value
+        )
+        try:
+            moved = family.grad(params, value, ct, par, opts)
+        except (ValueError, np.linalg.LinAlgError):
+            continue
+        for k in wrt:
+            delta = np.abs(project(moved[k], structure[k]) - grads[k]) / PERTURBATION
+            worst[k] = np.maximum(worst[k], np.nan_to_num(delta, nan=0.0, posinf=0.0))
+    return worst
+
+
+def _perturbed(x: np.ndarray, structure: str, rng: np.random.Generator) -> np.ndarray:
+    signs = rng.choice([-1.0, 1.0], size=np.shape(x))
+    if structure == "symmetric":
+        signs = np.triu(signs) + np.swapaxes(np.triu(signs, 1), -1, -2)
+    return np.asarray(x) * (1.0 + PERTURBATION * signs)

@@ -1,0 +1,143 @@
+"""The gradient checks: they pass on real frameworks and flag every kind of wrong gradient."""
+
+from __future__ import annotations
+
+import fake_adapters
+import numpy as np
+import pytest
+from helpers import make_case, run_check
+
+import conformance.gradients as gradients
+
+MVN = """
+- id: g
+  family: MultivariateNormal
+  parametrization: {par}
+  params:
+    loc: {{generator: normal, shape: [2, 3], seed: 1}}
+    {par}: {{generator: {gen}, shape: [3, 3], seed: 2}}
+  value: {{sample: {{seed: 3, sample_shape: [2]}}}}
+"""
+NORMAL = """
+- id: n
+  family: Normal
+  params:
+    loc: 0.3
+    scale: {generator: positive, shape: [4], seed: 2}
+  value: {generator: normal, shape: [4], seed: 3}
+"""
+BERN_INT = """
+- id: b
+  family: Bernoulli
+  params: {probs: {generator: probability, shape: [5], seed: 1}}
+  value: {generator: integers, shape: [5], seed: 2, low: 0, high: 1}
+  value_dtype: int32
+"""
+
+
+@pytest.mark.parametrize(
+    ("par", "gen"),
+    [("covariance_matrix", "spd"), ("scale_tril", "cholesky"), ("precision_matrix", "spd")],
+)
+@pytest.mark.parametrize("adapter", ["torch", "numpyro"])
+@pytest.mark.parametrize("check", ["grad", "grad_functional"])
+def test_real_frameworks_pass_every_parametrization(par, gen, adapter, check) -> None:
+    case = make_case(MVN.format(par=par, gen=gen))
+    for dtype in ("float32", "float64"):
+        result = run_check(case, adapter, dtype, check)
+        assert result.passed, result.message
+        assert set(result.metrics["wrt"]) == {"loc", par, "value"}
+        assert result.metrics["compared"] == 6 + 9 + 12
+        structure = result.metrics["params"][par]["structure"]
+        assert structure == ("lower_triangular" if par == "scale_tril" else "symmetric")
+
+
+def test_halved_gradient_is_flagged_while_log_prob_passes() -> None:
+    adapter = fake_adapters.HalvedGradAdapter()
+    case = make_case(MVN.format(par="covariance_matrix", gen="spd"))
+    assert run_check(case, adapter.name, "float64", "log_prob", adapter=adapter).passed
+    result = run_check(case, adapter.name, "float64", "grad", adapter=adapter)
+    assert not result.passed and result.kind == "grad"
+    for name in ("loc", "covariance_matrix", "value"):
+        assert f"∂/∂{name}" in result.message
+        assert result.metrics["params"][name]["max_err_over_tol"] > 1
+    assert "∂/∂covariance_matrix (symmetric part)" in result.message
+    assert (
+        "expected" in result.message
+        and "actual" in result.message
+        and "tolerance" in result.message
+    )
+    assert result.metrics["worst_param"] in ("loc", "covariance_matrix", "value")
+
+
+def test_errors_that_cancel_in_a_sum_are_caught_by_the_cotangent(monkeypatch) -> None:
+    adapter = fake_adapters.CancellingGradAdapter()
+    case = make_case(NORMAL)
+    result = run_check(case, adapter.name, "float64", "grad", adapter=adapter)
+    assert not result.passed and result.metrics["worst_param"] == "loc"
+    # With .sum() (a cotangent of ones) the same fault is invisible: that is why we contract.
+    gradients.expected_grad_for.cache_clear()
+    monkeypatch.setattr(gradients, "cotangent_for", lambda case, shape, dtype: np.ones(shape))
+    try:
+        assert run_check(case, adapter.name, "float64", "grad", adapter=adapter).passed
+    finally:
+        gradients.expected_grad_for.cache_clear()
+
+
+def test_exception_while_differentiating_is_a_failure_with_its_message() -> None:
+    adapter = fake_adapters.Float0Adapter()
+    result = run_check(make_case(BERN_INT), adapter.name, "float32", "grad", adapter=adapter)
+    assert not result.passed and result.kind == "raises"
+    assert (
+        "gradient (torch.autograd.grad) raised TypeError: Called multiply with a float0 array"
+        in result.message
+    )
+
+
+@pytest.mark.parametrize("check", ["grad", "grad_functional"])
+def test_integer_values_are_held_constant_in_numpyro(check) -> None:
+    result = run_check(make_case(BERN_INT), "numpyro", "float32", check)
+    assert result.passed, result.message
+    assert result.metrics["wrt"] == ["probs"]
+
+
+def test_torch_bernoulli_rejects_integer_values() -> None:
+    """A real torch limitation the suite reports: log_prob of int values raises."""
+    result = run_check(make_case(BERN_INT), "torch", "float32", "grad")
+    assert not result.passed and result.kind == "raises"
+    assert "can't be cast to the desired output type" in result.message
+
+
+def test_no_differentiable_input_makes_no_item() -> None:
+    from conformance.checks import CHECKS
+
+    case = make_case(
+        """
+- id: x
+  family: Bernoulli
+  params: {probs: 0.5}
+  value: 1
+  value_dtype: int64
+"""
+    )
+    assert CHECKS["grad"].not_applicable(case) is None  # probs is differentiable
+    assert gradients.differentiable_inputs(case) == ("probs",)
+
+
+def test_gpytorch_offers_no_functional_gradient() -> None:
+    from conformance.adapters import all_adapters
+    from conformance.checks import CHECKS
+
+    adapters = all_adapters()
+    assert CHECKS["grad_functional"].unsupported_by(adapters["gpytorch"])
+    assert CHECKS["grad"].unsupported_by(adapters["gpytorch.root"]) is None
+
+
+def test_tolerance_components_are_positive_and_scale_with_dtype() -> None:
+    case = make_case(MVN.format(par="covariance_matrix", gen="spd"))
+    g32 = gradients.expected_grad_for(case, "float32", ())
+    g64 = gradients.expected_grad_for(case, "float64", ())
+    for name in g32.wrt:
+        assert np.all(g32.tolerance[name] > 0)
+        ratio = np.median(g32.tolerance[name] / g64.tolerance[name])
+        assert 1e7 < ratio < 1e10  # eps32/eps64 · ULPS ratio, up to input rounding
