@@ -13,6 +13,8 @@ import os
 import sys
 from pathlib import Path
 
+from conformance.report import commands as report_commands
+
 EXIT_OK, EXIT_MISMATCH, EXIT_USAGE = 0, 1, 2
 
 
@@ -32,10 +34,36 @@ def _has_paths(args: list[str]) -> bool:
     return any(not a.startswith("-") and Path(a.split("::")[0]).exists() for a in args)
 
 
+#: Our options that take a value. pytest finds its rootdir before plugin options are known, so
+#: the value of ``--results out/r.json`` would count as a path; ``--results=out/r.json`` does not.
+VALUE_OPTIONS = (
+    "--cases",
+    "--framework",
+    "--family",
+    "--check",
+    "--dtype",
+    "--device",
+    "--adapter",
+    "--results",
+)
+
+
+def join_option_values(args: list[str]) -> list[str]:
+    out: list[str] = []
+    it = iter(args)
+    for arg in it:
+        if arg in VALUE_OPTIONS:
+            value = next(it, None)
+            out.append(arg if value is None else f"{arg}={value}")
+        else:
+            out.append(arg)
+    return out
+
+
 def run(pytest_args: list[str]) -> int:
     import pytest
 
-    args = list(pytest_args)
+    args = join_option_values(list(pytest_args))
     if not _has_paths(args):
         args += ["--cases", str(builtin_cases())]
     # This process imported the package before pytest could register it for rewriting.
@@ -100,11 +128,14 @@ def main(argv: list[str] | None = None) -> int:
     )
     schema = sub.add_parser("schema", help="export the case-file JSON Schema")
     schema.add_argument("-o", "--output", type=Path, help="file to write (default: stdout)")
+    report_commands.add_parsers(sub)
     if argv and argv[0] == "run":
         return run(argv[1:])
     ns = parser.parse_args(argv)
     if ns.command == "schema":
         return export_schema(ns.output)
+    if ns.command in report_commands.COMMANDS:
+        return report_commands.run_command(ns)
     parser.error(f"unknown command {ns.command}")
     return EXIT_USAGE
 

@@ -12,8 +12,10 @@ import json
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
+import reference
 from conformance import reproducer
 from conformance.adapters import Adapter
 from conformance.checks import CHECKS, Check
@@ -24,6 +26,7 @@ from conformance.registry import Binding
 from conformance.results import RESULT_KEY, STATIC_KEY
 from conformance.settings import Settings
 from conformance.subject import FrameworkError, Subject
+from conformance.variants import VARIANT_CHECKS, derive_variants
 
 SETTINGS_KEY = pytest.StashKey[Settings]()
 
@@ -70,18 +73,46 @@ class CaseFile(pytest.File):
             yield InvalidCaseItem.from_parent(self, name=name, error=error)
         unsupported_seen: set[str] = set()
         for case in loaded.cases:
-            if settings.selects_family(case.family):
-                yield from self._expand(settings, case, unsupported_seen)
+            if not settings.selects_family(case.family):
+                continue
+            # Whatever goes wrong with one case stays with that case: an error item, never a
+            # collection error that would take the file's other cases with it.
+            try:
+                items = list(self._case_items(settings, case, unsupported_seen))
+            except Exception as exc:
+                message = f"cannot expand the case: {type(exc).__name__}: {exc}"
+                items = [self._error_item(CaseError(case.file, case.line, case.id, message))]
+            yield from items
 
-    def _expand(self, settings: Settings, case: Case, seen: set[str]):
+    def _error_item(self, error: CaseError) -> InvalidCaseItem:
+        return InvalidCaseItem.from_parent(self, name=_error_name(error), error=error)
+
+    def _case_items(self, settings: Settings, case: Case, seen: set[str]):
         try:
-            params64, _ = float64_inputs(case)
+            params64, value64 = float64_inputs(case)
         except CaseInputError as exc:
-            error = CaseError(case.file, case.line, case.id, str(exc))
-            yield InvalidCaseItem.from_parent(self, name=_error_name(error), error=error)
+            yield self._error_item(CaseError(case.file, case.line, case.id, str(exc)))
             return
+        yield from self._expand(settings, case, seen, params64)
+        if not (settings.variants and _all_valid(case, params64, value64)):
+            return
+        variants, problems = derive_variants(case, params64, value64)
+        for problem in problems:
+            yield self._error_item(CaseError(case.file, case.line, case.id, problem))
+        for variant in variants:
+            yield from self._expand(settings, variant, seen, float64_inputs(variant)[0])
+
+    def _expand(self, settings: Settings, case: Case, seen: set[str], params64):
         dtypes = settings.selected_dtypes(list(case.spec.dtypes))
-        checks = [c for c in settings.selected_checks(case.spec.checks) if c in CHECKS]
+        listed = case.spec.checks
+        if case.variant:
+            checks = [c for c in settings.selected_checks(list(VARIANT_CHECKS)) if c in CHECKS]
+        else:
+            checks = [
+                c
+                for c in settings.selected_checks(listed)
+                if c in CHECKS and c not in VARIANT_CHECKS
+            ]
         for name in settings.selected_frameworks(case.spec.frameworks):
             adapter = settings.adapters[name]
             binding = adapter.binding(case.family, case.parametrization)
@@ -149,6 +180,7 @@ class ConformanceItem(_Item):
             dtype=dtype,
             device=device,
             check=check.name,
+            variant=case.variant or None,
         )
 
     def runtest(self) -> None:
@@ -276,6 +308,18 @@ def _cached_device(adapter: Adapter, device: str) -> str | None:
                 f"{adapter.name} cannot query device {device!r}: {type(exc).__name__}: {exc}"
             )
     return _DEVICE[key]
+
+
+def _all_valid(case: Case, params64, value64) -> bool:
+    """Variants are derived only from cases whose inputs are all inside support and domain."""
+    family = reference.get_family(case.family)
+    try:
+        ok = family.in_support(params64, value64, case.parametrization) & family.params_valid(
+            params64, value64, case.parametrization
+        )
+    except (ValueError, ArithmeticError):
+        return False
+    return bool(np.all(ok))
 
 
 def _error_name(error: CaseError) -> str:

@@ -7,6 +7,7 @@ pytest plugin turns those into failing items; the rest of the file still runs.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -44,10 +45,18 @@ class Case:
     line: int
     source: str
     parametrization: str
+    batch_shape: tuple[int, ...] = ()
+    event_shape: tuple[int, ...] = ()
+    log_prob_shape: tuple[int, ...] = ()
+    #: For a broadcast variant (see :mod:`conformance.variants`): its name, the case it was
+    #: derived from, and how its float64 inputs derive from the base's.
+    variant: str = ""
+    base: Case | None = None
+    derive: Callable | None = None
 
     @property
     def id(self) -> str:
-        return self.spec.id
+        return f"{self.spec.id}~{self.variant}" if self.variant else self.spec.id
 
     @property
     def family(self) -> str:
@@ -147,10 +156,19 @@ def _load_case(
             errors.append((doc.line_of(root + _yaml_path(loc)), _describe(err)))
         return errors
     try:
-        parametrization = resolve_case(spec, known)
+        resolved = resolve_case(spec, known)
     except SemanticError as exc:
         return [(doc.line_of(path + exc.path), exc.message)]
-    return Case(spec, name, doc.line_of(path) or 1, source, parametrization)
+    return Case(
+        spec,
+        name,
+        doc.line_of(path) or 1,
+        source,
+        resolved.parametrization,
+        resolved.batch_shape,
+        resolved.event_shape,
+        resolved.log_prob_shape,
+    )
 
 
 _TAG_PARTS = {"literal", "generator", "sample", "float", "int", "bool", "str"}

@@ -87,6 +87,14 @@ def _build(spec) -> np.ndarray:
 def float64_inputs(case: Case) -> tuple[dict[str, np.ndarray], np.ndarray]:
     """The case's arrays before rounding (float64), sampling the value from the oracle if asked."""
     family = reference.get_family(case.family)
+    if case.derive is not None and case.base is not None:
+        base_params, base_value = float64_inputs(case.base)
+        params, value = case.derive(dict(base_params), base_value)
+        params = {k: np.array(v, dtype=np.float64) for k, v in params.items()}
+        value = np.array(value, dtype=np.float64)
+        for array in (*params.values(), value):
+            array.setflags(write=False)
+        return params, value
     try:
         params = {name: _build(spec) for name, spec in case.spec.params.items()}
         value_spec = case.spec.value
@@ -108,11 +116,33 @@ def _sample(family: reference.Family, params, value_spec: SampleSpec, parametriz
     rng = np.random.default_rng(opts.seed)
     if opts.shape is None:
         return family.sample(params, tuple(opts.sample_shape or ()), rng, parametrization)
+    return sample_with_batch(family, params, tuple(opts.shape), rng, parametrization)
+
+
+def sample_with_batch(
+    family: reference.Family,
+    params,
+    wanted: tuple[int, ...],
+    rng: np.random.Generator,
+    parametrization: str,
+) -> np.ndarray:
+    """A value whose batch part is ``wanted`` (which must broadcast with the batch shape).
+
+    Draws at the broadcast of ``wanted`` and the batch shape, then keeps index 0 where
+    ``wanted`` has size 1 or lacks the dim.
+    """
+    info = family.params(parametrization)
     batch = family.batch_shape(params, parametrization)
-    wanted = tuple(opts.shape)
-    full = np.broadcast_shapes(wanted, batch)
-    draw = family.sample(params, full[: len(full) - len(batch)], rng, parametrization)
-    # Keep index 0 where the wanted shape has size 1 or lacks the dim.
+    full = tuple(np.broadcast_shapes(wanted, batch))
+    stretched = {}
+    for name, pinfo in info.items():
+        array = np.asarray(params[name], dtype=np.float64)
+        if pinfo.static:
+            stretched[name] = array
+            continue
+        event = array.shape[array.ndim - pinfo.event_rank :]
+        stretched[name] = np.broadcast_to(array, full + event)
+    draw = np.asarray(family.sample(stretched, (), rng, parametrization))
     lead = len(full) - len(wanted)
     index = tuple(
         0 if i < lead else (slice(0, 1) if wanted[i - lead] == 1 else slice(None))
@@ -144,6 +174,28 @@ def expected_for(case: Case, dtype: str, options: tuple = ()) -> Expected:
     return expected_from_inputs(case.family, inputs, options)
 
 
+def sensitivity_from_grads(family, params, value, parametrization: str, grads) -> np.ndarray:
+    """Σ over inputs and elements of |x|·|∂log_prob/∂x| (normwise for matrices), elementwise.
+
+    How far log_prob moves when every input moves by one relative unit: the condition number
+    the tolerance scales with (see :mod:`conformance.compare`).
+    """
+    b = family.broadcast(params, value, parametrization)
+    info = family.params(parametrization)
+    sensitivity = np.zeros(b.lp_shape)
+    for name, grad in grads.items():
+        rank = family.value.event_rank if name == "value" else info[name].event_rank
+        x = b.value if name == "value" else b.params[name]
+        axes = tuple(range(grad.ndim - rank, grad.ndim))
+        with np.errstate(invalid="ignore", over="ignore"):
+            term = np.abs(x * grad).sum(axis=axes) if axes else np.abs(x * grad)
+            if rank == 2:  # a backward-stable factorisation perturbs by ‖X‖, not |X_ij|
+                norm = np.sqrt((x * x).sum(axis=axes)) * np.sqrt((grad * grad).sum(axis=axes))
+                term = np.maximum(term, norm * np.sqrt(x.shape[-1]))
+        sensitivity = sensitivity + np.nan_to_num(term, nan=0.0, posinf=0.0)
+    return sensitivity
+
+
 def expected_from_inputs(family_name: str, inputs: Inputs, options: tuple = ()) -> Expected:
     family = reference.get_family(family_name)
     par = inputs.parametrization
@@ -157,18 +209,7 @@ def expected_from_inputs(family_name: str, inputs: Inputs, options: tuple = ()) 
     except (ValueError, np.linalg.LinAlgError) as exc:
         raise CaseInputError(f"the oracle cannot evaluate this case: {exc}") from exc
     b = family.broadcast(inputs.params, inputs.value, par)
-    sensitivity = np.zeros(b.lp_shape)
-    info = family.params(par)
-    for name, grad in grads.items():
-        rank = family.value.event_rank if name == "value" else info[name].event_rank
-        x = b.value if name == "value" else b.params[name]
-        axes = tuple(range(grad.ndim - rank, grad.ndim))
-        with np.errstate(invalid="ignore"):
-            term = np.abs(x * grad).sum(axis=axes) if axes else np.abs(x * grad)
-            if rank == 2:  # normwise: a backward-stable factorisation perturbs by ‖X‖, not |X_ij|
-                norm = np.sqrt((x * x).sum(axis=axes)) * np.sqrt((grad * grad).sum(axis=axes))
-                term = np.maximum(term, norm * np.sqrt(x.shape[-1]))
-        sensitivity = sensitivity + np.nan_to_num(term, nan=0.0, posinf=0.0)
+    sensitivity = sensitivity_from_grads(family, inputs.params, inputs.value, par, grads)
     event_size = int(np.prod(b.event_shape)) if b.event_shape else 1
     return Expected(
         batch_shape=b.batch_shape,

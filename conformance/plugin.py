@@ -21,7 +21,9 @@ import pytest
 from conformance import __version__
 from conformance.items import SETTINGS_KEY, CaseFile
 from conformance.loader import CASE_SUFFIXES
-from conformance.results import ResultsCollector, counts, write_atomic
+from conformance.report.junit import default_junitxml
+from conformance.report.publish import publish_after_run
+from conformance.results import RESULT_KEY, STATIC_KEY, ResultsCollector, counts, write_atomic
 from conformance.settings import DEFAULT_RESULTS, Settings, env_list, split_list
 
 #: Distributions whose versions a run reports (frameworks and what they run on).
@@ -69,6 +71,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--results", metavar="PATH", help=f"where to write results.json (default {DEFAULT_RESULTS})"
     )
     group.addoption("--no-results", action="store_true", help="do not write results.json")
+    group.addoption(
+        "--variants",
+        choices=("on", "off"),
+        help="derive broadcast-pattern variants from every case (default on; CONFORMANCE_VARIANTS)",
+    )
     parser.addini("conformance_cases", "directories of YAML case files", type="paths", default=[])
 
 
@@ -87,6 +94,7 @@ def _settings(config: pytest.Config) -> Settings:
         device=opt.device or os.environ.get("CONFORMANCE_DEVICE") or "cpu",
         adapter_specs=tuple(split_list(opt.adapter) + env_list("CONFORMANCE_ADAPTERS")),
         results_path=None if opt.no_results else Path(results),
+        variants=(opt.variants or os.environ.get("CONFORMANCE_VARIANTS") or "on") == "on",
     )
 
 
@@ -103,6 +111,16 @@ def pytest_configure(config: pytest.Config) -> None:
         # `--cases DIR` alone should run DIR, not the default testpaths.
         given = config.args if config.args_source == pytest.Config.ArgsSource.ARGS else []
         config.args = [*given, *(str(p) for p in explicit if str(p) not in given)]
+    if not hasattr(config, "workerinput") and hasattr(config.option, "xmlpath"):
+        junit = default_junitxml(
+            given=config.option.xmlpath,
+            results_path=settings.results_path,
+            args=config.args,
+            roots=settings.case_roots,
+            cwd=config.invocation_params.dir,
+        )
+        if junit is not None:
+            config.option.xmlpath = str(junit)  # read by pytest's junitxml plugin after us
 
 
 def _is_case_file(file_path: Path, config: pytest.Config) -> bool:
@@ -155,6 +173,7 @@ class Recorder:
         self.config = config
         self.collector = ResultsCollector()
         self.started = time.time()
+        self.report_lines: list[str] = []
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         self.collector.set_collected([i.nodeid for i in session.items])
@@ -163,8 +182,14 @@ class Recorder:
     def pytest_xdist_node_collection_finished(self, node, ids) -> None:
         self.collector.set_collected(list(ids))
 
+    @pytest.hookimpl(tryfirst=True)  # before pytest's own junitxml writer sees the report
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         self.collector.add_report(report)
+        # Our properties are JSON for results.json (reproducers, inputs, case source); in
+        # junit.xml they would triple its size. The item's own list is left untouched.
+        report.user_properties = [
+            (k, v) for k, v in report.user_properties if k not in (STATIC_KEY, RESULT_KEY)
+        ]
 
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         settings: Settings = self.config.stash[SETTINGS_KEY]
@@ -180,6 +205,7 @@ class Recorder:
         write_atomic(
             settings.results_path, {"run": self.run_info(exitstatus, records), "records": records}
         )
+        self.report_lines = publish_after_run(settings.results_path)  # never raises
 
     def run_info(self, exitstatus: int, records: list[dict]) -> dict:
         settings: Settings = self.config.stash[SETTINGS_KEY]
@@ -211,3 +237,5 @@ class Recorder:
         settings: Settings = self.config.stash[SETTINGS_KEY]
         if settings.results_path is not None and self.collector.collected:
             terminalreporter.write_line(f"conformance results: {settings.results_path}")
+        for line in self.report_lines:
+            terminalreporter.write_line(line, yellow="WARNING" in line)

@@ -43,6 +43,7 @@ class Settings:
     device: str = "cpu"
     adapter_specs: tuple[str, ...] = ()
     results_path: Path | None = Path(DEFAULT_RESULTS)
+    variants: bool = True
 
     @cached_property
     def adapters(self) -> dict[str, Adapter]:

@@ -67,8 +67,18 @@ def _check_size(path: tuple, what: str, shape: Iterable[int]) -> None:
         )
 
 
-def resolve_case(spec: CaseSpec, known: Known | None = None) -> str:
-    """Validate ``spec`` against its family; return the parametrisation it uses."""
+@dataclass(frozen=True)
+class Resolved:
+    """What validation learns about a case: its parametrisation and its shapes."""
+
+    parametrization: str
+    batch_shape: tuple[int, ...]
+    event_shape: tuple[int, ...]
+    log_prob_shape: tuple[int, ...]
+
+
+def resolve_case(spec: CaseSpec, known: Known | None = None) -> Resolved:
+    """Validate ``spec`` against its family; return its parametrisation and shapes."""
     try:
         family = reference.get_family(spec.family)
     except OracleError as exc:
@@ -121,7 +131,7 @@ def resolve_case(spec: CaseSpec, known: Known | None = None) -> str:
     _check_value_dtype(spec, family)
     _check_expect(spec, batch, event, lp_shape)
     _check_names(spec, known or Known())
-    return parametrization
+    return Resolved(parametrization, tuple(batch), tuple(event), tuple(lp_shape))
 
 
 def _resolve_parametrization(spec: CaseSpec, family: reference.Family) -> str:

@@ -28,10 +28,14 @@ def test_at_least_30_cases_over_three_families() -> None:
 
 
 def test_every_case_builds_and_the_oracle_evaluates_it() -> None:
+    """NaN exactly where a parameter is invalid; -inf at least where the value is outside."""
     for case in all_cases():
         for dtype in case.spec.dtypes:
             exp = expected_for(case, dtype)
-            assert np.all(np.isfinite(exp.log_prob)), case.id
+            lp = exp.log_prob
+            assert np.array_equal(np.isnan(lp), ~exp.params_valid), case.id
+            outside = exp.params_valid & ~exp.in_support
+            assert np.all(lp[outside] == -np.inf), case.id
 
 
 def test_torchsharp_shape_is_present() -> None:

@@ -136,3 +136,60 @@ class Adapter(ABC):
         framework does not produce (disconnected) is returned as None.
         """
         raise NotImplementedError(f"{self.name} does not differentiate ({method})")
+
+    # ----- transforms ------------------------------------------------------------------------
+    #: Transform check name → how this framework does it (``vmap``, ``jit``, ``plate``…).
+    transforms: ClassVar[dict[str, str]] = {}
+
+    def vmap_log_prob(
+        self,
+        binding: Binding,
+        params: Mapping[str, Any],
+        value: Any,
+        in_axes: Mapping[str, int | None],
+        value_axis: int | None,
+    ) -> Any:
+        """log_prob under the framework's vmap; ``in_axes`` maps each parameter to its axis."""
+        raise NotImplementedError(f"{self.name} has no vmap")
+
+    def vmap_vjp(
+        self,
+        binding: Binding,
+        params: Mapping[str, Any],
+        value: Any,
+        cotangent: Any,
+        wrt: tuple[str, ...],
+        in_axes: Mapping[str, int | None],
+        value_axis: int | None,
+    ) -> dict[str, Any]:
+        """vmap of the per-slice VJP (cotangent mapped on axis 0): gradients stacked on axis 0."""
+        raise NotImplementedError(f"{self.name} has no vmap")
+
+    def jit_log_prob(self, binding: Binding, params: Mapping[str, Any], value: Any) -> Any:
+        """Construction and log_prob compiled together (jax.jit, torch.compile)."""
+        raise NotImplementedError(f"{self.name} has no jit")
+
+    def jit_vjp(
+        self,
+        binding: Binding,
+        params: Mapping[str, Any],
+        value: Any,
+        cotangent: Any,
+        wrt: tuple[str, ...],
+    ) -> dict[str, Any]:
+        raise NotImplementedError(f"{self.name} has no jit")
+
+    def effect_site(
+        self,
+        kind: str,
+        binding: Binding,
+        params: Mapping[str, Any],
+        value: Any,
+        plate: tuple[int, int] | None,
+        steps: int | None,
+    ) -> tuple[tuple[int, ...], Any]:
+        """A sample site under effect handlers: (its distribution's batch shape, its log_prob).
+
+        ``plate`` is (size, dim) or None; ``steps`` the scan length or None.
+        """
+        raise NotImplementedError(f"{self.name} has no effect handlers")

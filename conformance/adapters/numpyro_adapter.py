@@ -86,6 +86,114 @@ class NumpyroAdapter(Adapter):
             return dict(pullback(jnp.asarray(cotangent, dtype=out.dtype))[0])
         raise NotImplementedError(method)
 
+    transforms: ClassVar[dict[str, str]] = {
+        "vmap": "jax.vmap",
+        "jit": "jax.jit",
+        "plate": "numpyro.plate",
+        "scan": "numpyro.contrib.control_flow.scan",
+        "plate_in_scan": "numpyro.plate inside numpyro.contrib.control_flow.scan",
+    }
+
+    def _split(self, params, in_axes):
+        mapped = {k: v for k, v in params.items() if in_axes.get(k) is not None}
+        fixed = {k: v for k, v in params.items() if in_axes.get(k) is None}
+        return mapped, fixed, {k: in_axes[k] for k in mapped}
+
+    def _slice_vjp(self, binding, fixed, wrt):
+        import jax
+        import jax.numpy as jnp
+
+        def slice_vjp(m: dict[str, Any], v: Any, ct: Any) -> dict[str, Any]:
+            merged = {**fixed, **m}
+            primals = {k: v if k == "value" else merged[k] for k in wrt}
+
+            def objective(pr: dict[str, Any]) -> Any:
+                p = {**merged, **{k: x for k, x in pr.items() if k != "value"}}
+                return jnp.sum(self.log_prob(self.construct(binding, p), pr.get("value", v)) * ct)
+
+            return jax.grad(objective)(primals)
+
+        return slice_vjp
+
+    def vmap_log_prob(self, binding, params, value, in_axes, value_axis):
+        import jax
+
+        mapped, fixed, axes = self._split(params, in_axes)
+
+        def f(m: dict[str, Any], v: Any) -> Any:
+            return self.log_prob(self.construct(binding, {**fixed, **m}), v)
+
+        return jax.vmap(f, in_axes=(axes, value_axis))(mapped, value)
+
+    def vmap_vjp(self, binding, params, value, cotangent, wrt, in_axes, value_axis):
+        import jax
+
+        mapped, fixed, axes = self._split(params, in_axes)
+        fn = self._slice_vjp(binding, fixed, wrt)
+        return dict(jax.vmap(fn, in_axes=(axes, value_axis, 0))(mapped, value, cotangent))
+
+    def _arrays_and_static(self, params):
+        import jax
+
+        arrays = {k: v for k, v in params.items() if isinstance(v, jax.Array)}
+        static = {k: v for k, v in params.items() if k not in arrays}
+        return arrays, static
+
+    def jit_log_prob(self, binding, params, value):
+        import jax
+
+        arrays, static = self._arrays_and_static(params)
+
+        @jax.jit
+        def f(p: dict[str, Any], v: Any) -> Any:
+            return self.log_prob(self.construct(binding, {**static, **p}), v)
+
+        return f(arrays, value)
+
+    def jit_vjp(self, binding, params, value, cotangent, wrt):
+        import jax
+
+        arrays, static = self._arrays_and_static(params)
+        fn = self._slice_vjp(binding, static, wrt)
+        return dict(jax.jit(fn)(arrays, value, cotangent))
+
+    def effect_site(self, kind, binding, params, value, plate, steps):
+        import jax.numpy as jnp
+        import numpyro
+        from numpyro import handlers
+        from numpyro.contrib.control_flow import scan
+
+        arrays, static = self._arrays_and_static(params)
+
+        def sample(p: dict[str, Any], obs: Any) -> None:
+            dist = self.construct(binding, {**static, **p})
+            if plate is None:
+                numpyro.sample("x", dist, obs=obs)
+                return
+            with numpyro.plate("plate", plate[0], dim=plate[1]):
+                numpyro.sample("x", dist, obs=obs)
+
+        if kind == "plate":
+
+            def model() -> None:
+                sample(arrays, value)
+
+        else:
+            # Every parameter enters the scan body as carry + input, like the model of
+            # pyro-ppl/numpyro#1971 (loc = c + a): the body sees per-step parameters.
+            def model() -> None:
+                def body(carry: dict[str, Any], x: dict[str, Any]) -> tuple[dict[str, Any], None]:
+                    sample({k: carry[k] + x[k] for k in arrays}, x["value"])
+                    return carry, None
+
+                init = {k: jnp.zeros((), arrays[k].dtype) for k in arrays}
+                xs = {k: jnp.broadcast_to(v, (steps, *v.shape)) for k, v in arrays.items()}
+                xs["value"] = value
+                scan(body, init, xs)
+
+        site = handlers.trace(handlers.seed(model, 0)).get_trace()["x"]
+        return tuple(site["fn"].batch_shape), site["fn"].log_prob(site["value"])
+
     def batch_shape(self, dist: Any) -> tuple[int, ...]:
         return tuple(dist.batch_shape)
 

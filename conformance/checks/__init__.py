@@ -3,13 +3,26 @@
 from __future__ import annotations
 
 from conformance.checks.base import Check, CheckResult
+from conformance.checks.broadcast import BroadcastCheck
 from conformance.checks.grad import GradCheck
 from conformance.checks.log_prob import LogProbCheck
 from conformance.checks.shapes import ShapesCheck
+from conformance.checks.transforms import EffectCheck, JitCheck, VmapCheck
 
 CHECKS: dict[str, Check] = {
     c.name: c
-    for c in (ShapesCheck(), LogProbCheck(), GradCheck("grad"), GradCheck("grad_functional"))
+    for c in (
+        ShapesCheck(),
+        LogProbCheck(),
+        GradCheck("grad"),
+        GradCheck("grad_functional"),
+        VmapCheck(),
+        JitCheck(),
+        EffectCheck("plate"),
+        EffectCheck("scan"),
+        EffectCheck("plate_in_scan"),
+        BroadcastCheck(),
+    )
 }
 
 __all__ = ["CHECKS", "Check", "CheckResult"]

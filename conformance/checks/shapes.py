@@ -14,7 +14,8 @@ class ShapesCheck(Check):
 
     def evaluate(self, subject: Subject) -> CheckResult:
         exp = subject.expected
-        stated = subject.case.spec.expect
+        # A variant's shapes are its own: the base case's stated shapes do not apply.
+        stated = None if subject.case.variant else subject.case.spec.expect
         want = {
             "batch_shape": exp.batch_shape,
             "event_shape": exp.event_shape,

@@ -1,0 +1,347 @@
+"""Transforms: vmap, jit and NumPyro effect handlers, each compared with the oracle.
+
+* ``vmap`` maps the leading log_prob batch axis and, as a second ``in_axes`` variant, the
+  trailing one; every input that has the axis is mapped there (a size-1 axis is squeezed and
+  broadcast, a missing one is not mapped), so across the cases the parameters alone, the value
+  alone, and both get mapped. It also maps the per-slice gradient (vmap of grad). A framework
+  that writes in place into an unbatched tensor fails here with its own RuntimeError.
+* ``jit`` compiles construction + log_prob (and the gradient) and compares with the oracle; when
+  only the compiled result is wrong the failure kind is ``jit_only``.
+* ``plate``, ``scan``, ``plate_in_scan`` put a sample site under NumPyro's handlers and check the
+  traced distribution's batch shape and its log_prob elementwise (pyro-ppl/numpyro#1971).
+"""
+
+from __future__ import annotations
+
+import zlib
+from dataclasses import dataclass
+
+import numpy as np
+
+import reference
+from conformance.checks.base import Check, CheckResult, shown
+from conformance.compare import compare_arrays, tolerance
+from conformance.gradients import expected_grad_for, project
+from conformance.loader import Case
+from conformance.subject import Subject
+
+
+def _skip_reason(subject: Subject) -> str | None:
+    exp = subject.expected
+    if exp.log_prob.size == 0:
+        return f"nothing to compare: log_prob shape {exp.log_prob_shape}"
+    if not exp.all_valid:
+        return "inputs outside the support or domain: transforms are checked on valid inputs"
+    return None
+
+
+class _TransformCheck(Check):
+    def unsupported_by(self, adapter) -> str | None:
+        if self.name not in adapter.transforms:
+            return f"{adapter.name} offers no {self.name}"
+        return None
+
+    def _compare_log_prob(
+        self, subject: Subject, actual: np.ndarray, expected: np.ndarray, sens: np.ndarray
+    ):
+        tol = tolerance(subject.dtype, expected, sens)
+        return compare_arrays(expected, actual.astype(np.float64), tol), tol
+
+
+# ----- vmap ---------------------------------------------------------------------------------
+@dataclass
+class _Mapping:
+    axis: int  # the log_prob axis mapped
+    in_axes: dict[str, int | None]
+    value_axis: int | None
+    params: dict[str, np.ndarray]  # framework-dtype arrays, size-1 mapped axes squeezed
+    value: np.ndarray
+    squeezed: dict[str, int]  # input → local axis that was squeezed
+
+
+def plan_mapping(subject: Subject, axis: int) -> _Mapping:
+    """in_axes for mapping log_prob axis ``axis``: each input that has it is mapped there."""
+    family = reference.get_family(subject.case.family)
+    info = family.params(subject.inputs.parametrization)
+    lp = subject.expected.log_prob_shape
+    params = subject.inputs.framework_params()
+    value = subject.inputs.framework_value()
+    in_axes: dict[str, int | None] = {}
+    squeezed: dict[str, int] = {}
+    out_params: dict[str, np.ndarray] = {}
+
+    def place(name: str, array: np.ndarray, event_rank: int) -> tuple[np.ndarray, int | None]:
+        batch_nd = array.ndim - event_rank
+        offset = len(lp) - batch_nd
+        if axis < offset:
+            return array, None
+        local = axis - offset
+        if array.shape[local] == lp[axis] and lp[axis] != 1:
+            return array, local
+        squeezed[name] = local
+        return np.squeeze(array, axis=local), None
+
+    for name, array in params.items():
+        if name in subject.inputs.static:
+            out_params[name] = array
+            in_axes[name] = None
+            continue
+        out_params[name], in_axes[name] = place(name, array, info[name].event_rank)
+    value, value_axis = place("value", value, family.value.event_rank)
+    return _Mapping(axis, in_axes, value_axis, out_params, value, squeezed)
+
+
+class VmapCheck(_TransformCheck):
+    name = "vmap"
+    description = "log_prob and its gradient under vmap, over leading and trailing batch axes"
+
+    def not_applicable(self, case: Case) -> str | None:
+        if not case.log_prob_shape or max(case.log_prob_shape) <= 1:
+            return "log_prob has no batch axis of size > 1 to map over"
+        return None
+
+    def evaluate(self, subject: Subject) -> CheckResult:
+        if reason := _skip_reason(subject):
+            return CheckResult(True, skip_reason=reason)
+        exp = subject.expected
+        lp_shape = exp.log_prob_shape
+        axes = [a for a in range(len(lp_shape)) if lp_shape[a] > 1]
+        modes = {"leading": axes[0]}
+        if axes[-1] != axes[0]:
+            modes["trailing"] = axes[-1]
+        metrics: dict = {"method": subject.adapter.transforms[self.name], "modes": {}}
+        problems: list[str] = []
+        arrays: dict = {}
+        for mode, axis in modes.items():
+            plan = plan_mapping(subject, axis)
+            params = {k: self._param(subject, k, v) for k, v in plan.params.items()}
+            value = subject.array(plan.value)
+            with subject.framework_call(f"vmap log_prob ({mode} axis {axis})"):
+                out = subject.adapter.vmap_log_prob(
+                    subject.binding, params, value, plan.in_axes, plan.value_axis
+                )
+            actual = subject.numpy(out)
+            expected = np.moveaxis(exp.log_prob, axis, 0)
+            sens = np.moveaxis(exp.sensitivity, axis, 0)
+            label = f"{mode} axis {axis}: in_axes {plan.in_axes}, value axis {plan.value_axis}"
+            metrics["modes"][mode] = {
+                "axis": axis,
+                "in_axes": plan.in_axes,
+                "value_axis": plan.value_axis,
+            }
+            if actual.shape != expected.shape:
+                problems.append(
+                    f"{label}: vmapped log_prob shape {actual.shape}, expected {expected.shape}"
+                )
+                continue
+            result, _ = self._compare_log_prob(subject, actual, expected, sens)
+            metrics["modes"][mode].update(result.metrics)
+            if not result.ok:
+                problems.append(f"{label}: {result.detail}")
+                arrays[mode] = {"expected": shown(expected), "actual": shown(actual)}
+        problems += self._vmap_grad(subject, modes["leading"], metrics)
+        metrics["max_err_over_tol"] = max(
+            (float(m.get("max_err_over_tol", 0.0)) for m in metrics["modes"].values()), default=0.0
+        )
+        if problems:
+            return self.fail(subject, "vmap", "\n  ".join(problems), metrics, arrays)
+        return CheckResult(True, metrics=metrics)
+
+    def _param(self, subject: Subject, name: str, array: np.ndarray):
+        return array.item() if name in subject.inputs.static else subject.array(array)
+
+    def _vmap_grad(self, subject: Subject, axis: int, metrics: dict) -> list[str]:
+        grad = expected_grad_for(subject.case, subject.dtype, subject.expected.options)
+        if not grad.wrt:
+            return []
+        plan = plan_mapping(subject, axis)
+        params = {k: self._param(subject, k, v) for k, v in plan.params.items()}
+        ct = np.moveaxis(grad.cotangent, axis, 0).astype(subject.dtype)
+        with subject.framework_call("vmap of the gradient"):
+            got = subject.adapter.vmap_vjp(
+                subject.binding,
+                params,
+                subject.array(plan.value),
+                subject.array(ct),
+                grad.wrt,
+                plan.in_axes,
+                plan.value_axis,
+            )
+        problems = []
+        worst = 0.0
+        for name in grad.wrt:
+            stacked = subject.numpy(got[name]).astype(np.float64)
+            mapped_axis = plan.value_axis if name == "value" else plan.in_axes.get(name)
+            if mapped_axis is not None:
+                full = np.moveaxis(stacked, 0, mapped_axis)
+            else:
+                full = stacked.sum(axis=0)
+                if name in plan.squeezed:
+                    full = np.expand_dims(full, plan.squeezed[name])
+            structure = subject.binding.structure.get(name, grad.structure[name])
+            expected = project(grad.grads[name], structure)
+            if full.shape != expected.shape:
+                problems.append(
+                    f"vmap of grad: ∂/∂{name} shape {full.shape}, expected {expected.shape}"
+                )
+                continue
+            tol = np.broadcast_to(project(grad.tolerance[name], structure), expected.shape)
+            result = compare_arrays(expected, project(full, structure), tol)
+            worst = max(worst, float(result.metrics.get("max_err_over_tol", 0.0)))
+            if not result.ok:
+                problems.append(f"vmap of grad: ∂/∂{name}: {result.detail}")
+        metrics["modes"]["grad"] = {"axis": axis, "max_err_over_tol": worst}
+        return problems
+
+
+# ----- jit -----------------------------------------------------------------------------------
+class JitCheck(_TransformCheck):
+    name = "jit"
+    description = "compiled construction + log_prob (and gradient) vs the oracle and eager"
+
+    def evaluate(self, subject: Subject) -> CheckResult:
+        if reason := _skip_reason(subject):
+            return CheckResult(True, skip_reason=reason)
+        exp = subject.expected
+        params, value = subject.params(), subject.value()
+        method = subject.adapter.transforms[self.name]
+        with subject.framework_call(f"log_prob under {method}"):
+            compiled = subject.numpy(subject.adapter.jit_log_prob(subject.binding, params, value))
+        metrics: dict = {"method": method}
+        problems: list[str] = []
+        if compiled.shape != exp.log_prob_shape:
+            problems.append(
+                f"compiled log_prob shape {compiled.shape}, expected {exp.log_prob_shape}"
+            )
+        else:
+            result, _ = self._compare_log_prob(subject, compiled, exp.log_prob, exp.sensitivity)
+            metrics.update(result.metrics)
+            if not result.ok:
+                problems.append(f"compiled log_prob: {result.detail}")
+        grad = expected_grad_for(subject.case, subject.dtype, exp.options)
+        if grad.wrt:
+            ct = subject.array(grad.cotangent.astype(subject.dtype))
+            with subject.framework_call(f"gradient under {method}"):
+                got = subject.adapter.jit_vjp(subject.binding, params, value, ct, grad.wrt)
+            for name in grad.wrt:
+                structure = subject.binding.structure.get(name, grad.structure[name])
+                actual = project(subject.numpy(got[name]).astype(np.float64), structure)
+                expected = project(grad.grads[name], structure)
+                tol = np.broadcast_to(project(grad.tolerance[name], structure), expected.shape)
+                result = (
+                    compare_arrays(expected, actual, tol)
+                    if actual.shape == expected.shape
+                    else None
+                )
+                if result is None or not result.ok:
+                    detail = (
+                        result.detail
+                        if result
+                        else f"shape {actual.shape}, expected {expected.shape}"
+                    )
+                    problems.append(f"compiled gradient ∂/∂{name}: {detail}")
+        if not problems:
+            return CheckResult(True, metrics=metrics)
+        eager = subject.numpy(subject.log_prob(subject.build()))
+        eager_ok = (
+            eager.shape == exp.log_prob_shape
+            and self._compare_log_prob(subject, eager, exp.log_prob, exp.sensitivity)[0].ok
+        )
+        kind = "jit_only" if eager_ok else "jit"
+        note = (
+            "eager log_prob matches the oracle: the failure is compiled-only"
+            if eager_ok
+            else "eager log_prob fails too (see the log_prob item)"
+        )
+        return self.fail(subject, kind, "\n  ".join([*problems, note]), metrics)
+
+
+# ----- NumPyro effect handlers -------------------------------------------------------------
+PLATE_SIZE = 3
+SCAN_STEPS = 4
+
+
+class EffectCheck(_TransformCheck):
+    """A sample site under ``plate``, ``scan`` or a plate inside a scan."""
+
+    description = "sample site under NumPyro effect handlers: traced batch shape and log_prob"
+
+    def __init__(self, kind: str) -> None:
+        self.name = kind  # type: ignore[misc]
+
+    def layout(
+        self, batch: tuple[int, ...]
+    ) -> tuple[tuple[int, int] | None, int | None, tuple[int, ...]]:
+        """(plate (size, dim), scan steps, sample-shape prefix of the site's value)."""
+        if self.name == "plate":
+            return (PLATE_SIZE, -(len(batch) + 1)), None, (PLATE_SIZE,)
+        if self.name == "scan":
+            return None, SCAN_STEPS, (SCAN_STEPS,)
+        # plate_in_scan: like the report, the plate runs over the leading batch dim when there
+        # is one (loc (5, 2) under plate("foo", 5)), else it adds one.
+        if batch:
+            return (batch[0], -len(batch)), SCAN_STEPS, (SCAN_STEPS,)
+        return (PLATE_SIZE, -1), SCAN_STEPS, (SCAN_STEPS, PLATE_SIZE)
+
+    def evaluate(self, subject: Subject) -> CheckResult:
+        if reason := _skip_reason(subject):
+            return CheckResult(True, skip_reason=reason)
+        family = reference.get_family(subject.case.family)
+        inputs = subject.inputs
+        batch = subject.expected.batch_shape
+        plate, steps, prefix = self.layout(batch)
+        seed = zlib.crc32(f"{subject.case.file}::{subject.case.id}::{self.name}".encode())
+        value64 = family.sample(
+            inputs.params, prefix, np.random.default_rng(seed), inputs.parametrization
+        )
+        if inputs.value_dtype.kind != "f":
+            value64 = np.round(value64)
+        value = value64.astype(inputs.value_dtype)
+        opts = dict(subject.expected.options)
+        expected = family.log_prob(
+            inputs.params, value.astype(np.float64), inputs.parametrization, opts
+        )
+        site_batch = tuple(expected.shape)
+        with subject.framework_call(subject.adapter.transforms[self.name]):
+            got_batch, lp = subject.adapter.effect_site(
+                self.name, subject.binding, subject.params(), subject.array(value), plate, steps
+            )
+        actual = subject.numpy(lp)
+        metrics = {
+            "method": subject.adapter.transforms[self.name],
+            "plate": list(plate) if plate else None,
+            "steps": steps,
+            "site_batch_shape": list(got_batch),
+            "expected_site_batch_shape": list(site_batch),
+        }
+        if tuple(got_batch) != site_batch:
+            return self.fail(
+                subject,
+                "shape",
+                f"traced site batch shape {tuple(got_batch)}, expected {site_batch} "
+                f"(plate {plate}, scan steps {steps})",
+                metrics,
+            )
+        if actual.shape != expected.shape:
+            return self.fail(
+                subject,
+                "shape",
+                f"site log_prob shape {actual.shape}, expected {expected.shape}",
+                metrics,
+            )
+        grads = family.elementwise_grad(
+            inputs.params, value.astype(np.float64), inputs.parametrization, opts
+        )
+        sens = _sensitivity(family, inputs, value.astype(np.float64), grads)
+        result, tol = self._compare_log_prob(subject, actual, expected, sens)
+        metrics.update(result.metrics)
+        if not result.ok:
+            arrays = {"expected": shown(expected), "actual": shown(actual), "tolerance": shown(tol)}
+            return self.fail(subject, result.kind or "value", result.detail, metrics, arrays)
+        return CheckResult(True, metrics=metrics)
+
+
+def _sensitivity(family, inputs, value, grads) -> np.ndarray:
+    from conformance.materialize import sensitivity_from_grads
+
+    return sensitivity_from_grads(family, inputs.params, value, inputs.parametrization, grads)

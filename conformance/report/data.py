@@ -1,0 +1,137 @@
+"""The compact table of every record that the page's script filters, counts and lists.
+
+At 10,000 records the page must stay small and open fast, so each record travels as one short
+array of indexes into string tables (family, framework, check, …) plus the few values the
+matrix and the item list need. Everything else about a record (its message, YAML, arrays,
+reproducer) is rendered once, server-side, into the detail that opens on click.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+from conformance.report.values import as_float
+
+#: Worst first: a matrix cell takes the colour of its worst outcome, the list sorts by it.
+SEVERITY = ("error", "failed", "xpassed", "xfailed", "skipped", "passed")
+
+#: The label of a missing field (a case error has no family, a skip no dtype).
+NONE = "(none)"
+
+#: Field order of one encoded record; the page's script reads the same list.
+FIELDS = (
+    "file",
+    "name",
+    "case",
+    "family",
+    "framework",
+    "check",
+    "dtype",
+    "device",
+    "outcome",
+    "kind",
+    "ratio",
+    "summary",
+    "detail",
+)
+
+#: Field → the payload key of its string table.
+TABLES = {
+    "file": "files",
+    "family": "families",
+    "framework": "frameworks",
+    "check": "checks",
+    "dtype": "dtypes",
+    "device": "devices",
+    "outcome": "outcomes",
+    "kind": "kinds",
+}
+
+
+class _Table:
+    """Distinct strings in first-seen order; a record stores the index."""
+
+    def __init__(self, initial: Sequence[str] = ()) -> None:
+        self.values: list[str] = list(initial)
+        self.index = {v: i for i, v in enumerate(self.values)}
+
+    def __call__(self, value: str) -> int:
+        if value not in self.index:
+            self.index[value] = len(self.values)
+            self.values.append(value)
+        return self.index[value]
+
+
+def _label(value: Any) -> str:
+    return NONE if value in (None, "") else str(value)
+
+
+def split_nodeid(nodeid: str) -> tuple[str, str]:
+    """``file::name`` → (file, name); a nodeid without ``::`` has no file part."""
+    file, sep, name = nodeid.partition("::")
+    return (file, name) if sep else ("", nodeid)
+
+
+def summary_line(rec: dict) -> str:
+    """The one line of a message worth showing in a list: not the header, not shapes."""
+    message = rec.get("message")
+    if not isinstance(message, str) or rec.get("outcome") == "passed":
+        return ""
+    lines = [ln.strip() for ln in message.splitlines() if ln.strip()]
+    header = f"{rec.get('file')}::{rec.get('case')}"
+    for line in lines:
+        if header in line or line.startswith(("framework:", "shapes:")):
+            continue
+        return line[:240]
+    return lines[0][:240] if lines else ""
+
+
+def compact_ratio(value: Any) -> float | str | None:
+    """max_err_over_tol, 4 significant digits; "inf"/"nan" stay strings (JSON has neither)."""
+    x = as_float(value)
+    if x is None:
+        return None
+    if math.isnan(x):
+        return "nan"
+    if math.isinf(x):
+        return "inf" if x > 0 else "-inf"
+    return float(f"{x:.4g}")
+
+
+def browser_payload(records: Sequence[dict], detail_ids: dict[int, int]) -> dict:
+    """Tables plus one array per record (see :data:`FIELDS`); ``detail_ids`` maps record index
+    to the id of its rendered detail."""
+    tables = {name: _Table() for name in TABLES}
+    tables["outcome"] = _Table(SEVERITY)
+    rows = []
+    for i, rec in enumerate(records):
+        file, name = split_nodeid(str(rec.get("nodeid", "")))
+        metrics = rec.get("metrics") if isinstance(rec.get("metrics"), dict) else {}
+        rows.append(
+            [
+                tables["file"](file),
+                name,
+                _label(rec.get("case")),
+                tables["family"](_label(rec.get("family"))),
+                tables["framework"](_label(rec.get("framework"))),
+                tables["check"](_label(rec.get("check"))),
+                tables["dtype"](_label(rec.get("dtype"))),
+                tables["device"](_label(rec.get("device"))),
+                tables["outcome"](str(rec.get("outcome") or "error")),
+                tables["kind"](_label(rec.get("kind"))),
+                compact_ratio(metrics.get("max_err_over_tol")),
+                summary_line(rec),
+                detail_ids.get(i, -1),
+            ]
+        )
+    out: dict[str, Any] = {"fields": list(FIELDS), "records": rows}
+    for name, table in tables.items():
+        out[TABLES[name]] = table.values
+    return out
+
+
+def distinct(records: Sequence[dict], key: str) -> list[str]:
+    """The labels of ``key`` over ``records``, sorted."""
+    return sorted({_label(rec.get(key)) for rec in records})

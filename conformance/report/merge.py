@@ -1,0 +1,160 @@
+"""Load results.json files and merge the shards of one run into a single set of records.
+
+A CI job may split a run over several machines, each writing its own results.json; the report
+must show them as one run. Records are concatenated (their nodeids must not overlap: the same
+item twice means the shards were not a partition, and any count would be wrong), counts are
+summed, and the run metadata keeps what each shard said where they differ.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from conformance.results import OUTCOMES
+
+
+class ResultsError(Exception):
+    """A results file that cannot be read, or shards that cannot be merged."""
+
+
+@dataclass(frozen=True)
+class Shard:
+    """One input file, the run metadata it carried, and its counts by outcome."""
+
+    path: str
+    run: dict
+    records: int
+    counts: dict[str, int]
+
+
+@dataclass
+class Results:
+    """The records of one run (merged over its shards) and the run's metadata."""
+
+    run: dict
+    records: list[dict]
+    shards: list[Shard] = field(default_factory=list)
+
+    @property
+    def merged(self) -> bool:
+        return len(self.shards) > 1
+
+
+def read_results_file(path: str | Path) -> dict:
+    """One results.json as a dict with ``run`` and ``records``; a clear error if it is not one."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ResultsError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise ResultsError(f"{path}: not valid JSON: {exc}") from exc
+    if not isinstance(data, dict) or not isinstance(data.get("records"), list):
+        raise ResultsError(f"{path}: not a results.json (expected an object with a 'records' list)")
+    for i, rec in enumerate(data["records"]):
+        if not isinstance(rec, dict) or not isinstance(rec.get("nodeid"), str):
+            raise ResultsError(f"{path}: record {i} has no 'nodeid' string")
+    run = data.get("run")
+    return {"run": run if isinstance(run, dict) else {}, "records": data["records"]}
+
+
+def load_results_files(paths: Sequence[str | Path]) -> Results:
+    """Read and merge ``paths`` (one path: that run unchanged)."""
+    if not paths:
+        raise ResultsError("no results files given")
+    return merge([(str(p), read_results_file(p)) for p in paths])
+
+
+def merge(named: Sequence[tuple[str, dict]]) -> Results:
+    """Merge ``(name, results)`` pairs; duplicate nodeids are an error naming both sources."""
+    seen: dict[str, str] = {}
+    duplicates: list[tuple[str, str, str]] = []
+    records: list[dict] = []
+    shards: list[Shard] = []
+    for name, data in named:
+        run = data.get("run") or {}
+        shard_records = data.get("records") or []
+        counts = run.get("counts") if isinstance(run.get("counts"), dict) else None
+        shards.append(Shard(name, run, len(shard_records), counts or count_outcomes(shard_records)))
+        for rec in shard_records:
+            nodeid = rec["nodeid"]
+            if nodeid in seen:
+                duplicates.append((nodeid, seen[nodeid], name))
+            else:
+                seen[nodeid] = name
+            records.append(rec)
+    if duplicates:
+        nodeid, first, second = duplicates[0]
+        where = f"in {first} and in {second}" if first != second else f"twice in {first}"
+        raise ResultsError(
+            f"duplicate nodeid {nodeid!r} {where} ({len(duplicates)} duplicate(s) in all); "
+            "shards of one run must each hold different items — were the same shard, or two "
+            "different runs, given?"
+        )
+    if len(shards) == 1:
+        return Results({**shards[0].run, "counts": shards[0].counts}, records, shards)
+    return Results(merge_runs(shards), records, shards)
+
+
+def count_outcomes(records: Iterable[dict]) -> dict[str, int]:
+    out = dict.fromkeys(OUTCOMES, 0)
+    for rec in records:
+        outcome = str(rec.get("outcome") or "error")
+        out[outcome] = out.get(outcome, 0) + 1
+    return out
+
+
+def _distinct(values: Iterable[Any]) -> list[Any]:
+    out: list[Any] = []
+    for v in values:
+        if v not in (None, "") and v not in out:
+            out.append(v)
+    return out
+
+
+def _joined(runs: Sequence[dict], key: str) -> str | None:
+    values = _distinct(str(r[key]) for r in runs if key in r)
+    return " / ".join(values) if values else None
+
+
+def merge_runs(shards: Sequence[Shard]) -> dict:
+    """One run dict for several shards: counts summed, differing values joined with " / "."""
+    runs = [s.run for s in shards]
+    counts: dict[str, int] = dict.fromkeys(OUTCOMES, 0)
+    for shard in shards:
+        for outcome, n in shard.counts.items():
+            counts[outcome] = counts.get(outcome, 0) + int(n)
+    frameworks: dict[str, str] = {}
+    for name in _distinct(k for r in runs for k in (r.get("frameworks") or {})):
+        versions = _distinct(str((r.get("frameworks") or {}).get(name)) for r in runs)
+        frameworks[name] = " / ".join(v for v in versions if v != "None")
+    durations = [float(r["duration"]) for r in runs if _is_number(r.get("duration"))]
+    started = sorted(str(r["started"]) for r in runs if r.get("started"))
+    return {
+        "frameworks": frameworks,
+        "python": _joined(runs, "python"),
+        "platform": _joined(runs, "platform"),
+        "machine": _joined(runs, "machine"),
+        "device": _joined(runs, "device"),
+        "started": started[0] if started else None,
+        "duration": max(durations) if durations else None,
+        "duration_total": sum(durations) if durations else None,
+        "commands": [str(r["command"]) for r in runs if r.get("command")],
+        "workers": sum(int(r.get("workers") or 0) for r in runs),
+        "case_roots": _distinct(root for r in runs for root in r.get("case_roots") or []),
+        "env": {k: v for r in runs for k, v in (r.get("env") or {}).items()},
+        "interrupted": any(bool(r.get("interrupted")) for r in runs),
+        "exitstatus": max((int(r.get("exitstatus") or 0) for r in runs), default=0),
+        "collected": sum(int(r.get("collected") or 0) for r in runs),
+        "counts": counts,
+    }
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)

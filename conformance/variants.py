@@ -1,0 +1,167 @@
+"""Broadcast-pattern variants derived from each case.
+
+Four of the five reports this suite exists for are batch-shape bugs, found with shapes nobody
+had tried. From every valid case this module derives, systematically:
+
+* ``size1-<param>``: that parameter's batch dims set to size 1 (index 0 kept);
+* ``full-<param>``: that parameter broadcast to the full batch shape;
+* ``value-lead``: the value with an extra leading dim (a fresh draw stacked on it);
+* ``value-size1``: the value's batch dims set to size 1 (against a larger parameter batch);
+* ``value-batch``: a value whose batch part equals the parameters' batch shape;
+* ``pad1``: every array left-padded with a size-1 dim.
+
+Each variant is a :class:`~conformance.loader.Case` of its own (id ``<case>~<variant>``) whose
+inputs are derived from the base case's float64 arrays; its expected shapes and values come from
+the oracle, like any case. Variants whose shapes equal the base's or another variant's are
+dropped.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import zlib
+from collections.abc import Callable
+
+import numpy as np
+
+import reference
+from conformance.loader import Case
+from conformance.materialize import sample_with_batch
+from reference import OracleError
+
+Arrays = dict[str, np.ndarray]
+Derive = Callable[[Arrays, np.ndarray], tuple[Arrays, np.ndarray]]
+
+#: The one check a variant runs: shapes, values and gradient together (see checks/broadcast).
+VARIANT_CHECKS = ("broadcast",)
+
+
+def _index0(array: np.ndarray, dims: range) -> np.ndarray:
+    index = tuple(slice(0, 1) if i in dims else slice(None) for i in range(array.ndim))
+    return np.ascontiguousarray(array[index])
+
+
+def _fresh_value(case: Case, params: Arrays, batch: tuple[int, ...], tag: str) -> np.ndarray:
+    """A new value with batch part ``batch``, drawn from the oracle (seeded by case and tag)."""
+    family = reference.get_family(case.family)
+    seed = zlib.crc32(f"{case.file}::{case.id}::{tag}".encode())
+    value = sample_with_batch(
+        family, params, batch, np.random.default_rng(seed), case.parametrization
+    )
+    return np.round(value) if case.spec.value_dtype != "float" else value
+
+
+class VariantError(RuntimeError):
+    """A variant that could not be derived (an oracle bug, never a framework's)."""
+
+
+def derive_variants(case: Case, params: Arrays, value: np.ndarray) -> tuple[list[Case], list[str]]:
+    """The variants of ``case`` (whose float64 inputs are ``params`` and ``value``), and a
+    message for each variant that could not be derived."""
+    family = reference.get_family(case.family)
+    par = case.parametrization
+    info = family.params(par)
+    vrank = family.value.event_rank
+    batch = case.batch_shape
+    candidates: list[tuple[str, str, Derive]] = []
+
+    for name, pinfo in info.items():
+        if pinfo.static:
+            continue
+        array = params[name]
+        nb = array.ndim - pinfo.event_rank
+        if any(d > 1 for d in array.shape[:nb]):
+            candidates.append(
+                (
+                    f"size1-{name}",
+                    f"{name}'s batch dims set to size 1",
+                    lambda p, v, n=name, k=nb: ({**p, n: _index0(p[n], range(k))}, v),
+                )
+            )
+        if tuple(array.shape[:nb]) != tuple(batch):
+            candidates.append(
+                (
+                    f"full-{name}",
+                    f"{name} broadcast to the full batch shape {batch}",
+                    lambda p, v, n=name, r=pinfo.event_rank: (
+                        {
+                            **p,
+                            n: np.ascontiguousarray(
+                                np.broadcast_to(p[n], batch + p[n].shape[p[n].ndim - r :])
+                            ),
+                        },
+                        v,
+                    ),
+                )
+            )
+    vb = value.shape[: value.ndim - vrank]
+    candidates.append(
+        (
+            "value-lead",
+            "the value with an extra leading dim of size 2",
+            lambda p, v: (p, np.stack([v, _fresh_value(case, p, vb, "value-lead")])),
+        )
+    )
+    if any(d > 1 for d in vb):
+        candidates.append(
+            (
+                "value-size1",
+                "the value's batch dims set to size 1",
+                lambda p, v: (p, _index0(v, range(len(vb)))),
+            )
+        )
+    if tuple(vb) != tuple(batch):
+        candidates.append(
+            (
+                "value-batch",
+                f"a value whose batch part equals the batch shape {batch}",
+                lambda p, v: (p, _fresh_value(case, p, batch, "value-batch")),
+            )
+        )
+    candidates.append(
+        (
+            "pad1",
+            "every array left-padded with a size-1 dim",
+            lambda p, v: (
+                {k: (a if info[k].static else a[None]) for k, a in p.items()},
+                v[None],
+            ),
+        )
+    )
+
+    seen = {_signature(params, value)}
+    out: list[Case] = []
+    problems: list[str] = []
+    for name, description, derive in candidates:
+        try:
+            new_params, new_value = derive(dict(params), value)
+            new_params = {k: np.asarray(v, dtype=np.float64) for k, v in new_params.items()}
+            new_value = np.asarray(new_value, dtype=np.float64)
+            new_batch = family.batch_shape(new_params, par)
+            new_lp = family.log_prob_shape(new_params, new_value, par)
+        except OracleError:
+            continue  # shapes this family does not allow (e.g. padding a static parameter)
+        except Exception as exc:
+            problems.append(f"variant {name} could not be derived: {type(exc).__name__}: {exc}")
+            continue
+        signature = _signature(new_params, new_value)
+        if signature in seen:
+            continue
+        seen.add(signature)
+        source = case.source.rstrip("\n") + f"\n    # variant {name}: {description}\n"
+        out.append(
+            dataclasses.replace(
+                case,
+                source=source,
+                batch_shape=tuple(new_batch),
+                log_prob_shape=tuple(new_lp),
+                variant=name,
+                base=case,
+                derive=derive,
+            )
+        )
+    return out, problems
+
+
+def _signature(params: Arrays, value: np.ndarray) -> tuple:
+    return (tuple(sorted((k, v.shape) for k, v in params.items())), value.shape)

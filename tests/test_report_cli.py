@@ -1,0 +1,115 @@
+"""``conformance report`` and ``conformance diff`` as a user runs them."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from test_report import sample
+
+from conformance.cli import main
+from conformance.results import counts
+
+
+def write(path: Path, payload: dict) -> Path:
+    path.write_text(json.dumps(payload), encoding="utf-8")
+    return path
+
+
+def shards(tmp_path: Path) -> tuple[Path, Path, dict, dict]:
+    full = sample.sample_results()
+    half = len(full["records"]) // 2
+    parts = []
+    for i, records in enumerate((full["records"][:half], full["records"][half:])):
+        run = {**full["run"], "command": f"pytest --shard {i}", "counts": counts(records)}
+        parts.append({"run": run, "records": records})
+    a = write(tmp_path / "a.json", parts[0])
+    b = write(tmp_path / "b.json", parts[1])
+    return a, b, parts[0], parts[1]
+
+
+def test_report_renders_beside_the_results_by_default(tmp_path: Path, capsys) -> None:
+    results = write(tmp_path / "results.json", sample.sample_results())
+    assert main(["report", str(results)]) == 0
+    html = (tmp_path / "index.html").read_text()
+    assert "cases/mvn.yaml::batched[numpyro-float32-log_prob]" in html
+    scripts = sorted(p.name for p in (tmp_path / "reproducers").iterdir())
+    assert len(scripts) == 4
+    assert f"reproducers/{scripts[0]}" in html
+    assert "wrote" in capsys.readouterr().out
+
+
+def test_report_merges_shards_and_says_so(tmp_path: Path) -> None:
+    a, b, part_a, part_b = shards(tmp_path)
+    out = tmp_path / "site" / "report.html"
+    assert main(["report", str(a), str(b), "-o", str(out)]) == 0
+    html = out.read_text()
+    assert "Merged from 2 shards of one run" in html
+    assert "pytest --shard 0" in html and "pytest --shard 1" in html
+    total = len(part_a["records"]) + len(part_b["records"])
+    assert f"Conformance: {total} items" in html
+    assert (out.parent / "reproducers").is_dir()
+
+
+def test_report_refuses_overlapping_shards(tmp_path: Path, capsys) -> None:
+    a, _, _, _ = shards(tmp_path)
+    assert main(["report", str(a), str(a), "-o", str(tmp_path / "x.html")]) == 2
+    err = capsys.readouterr().err
+    assert "duplicate nodeid" in err and str(a) in err
+    assert not (tmp_path / "x.html").exists()
+
+
+def test_report_on_a_missing_file_is_a_usage_error(tmp_path: Path, capsys) -> None:
+    assert main(["report", str(tmp_path / "nope.json")]) == 2
+    assert "cannot read" in capsys.readouterr().err
+
+
+def test_diff_lists_changes_and_exits_0_also_as_html(tmp_path: Path, capsys) -> None:
+    old = sample.sample_results()
+    new = json.loads(json.dumps(old))
+    passed = next(r for r in new["records"] if r["outcome"] == "passed")
+    passed.update(outcome="error", kind="harness_error", message="RuntimeError: <oops>")
+    write(tmp_path / "old.json", old)
+    write(tmp_path / "new.json", new)
+    out = tmp_path / "diff.html"
+    code = main(
+        ["diff", str(tmp_path / "old.json"), str(tmp_path / "new.json"), "--html", str(out)]
+    )
+    assert code == 0
+    text = capsys.readouterr().out
+    assert "Regressions (passed → failed/error): 1" in text
+    assert f"{passed['nodeid']}: passed → error  [harness_error] RuntimeError: <oops>" in text
+    assert "Fixes (failed/error → passed): 0" in text
+    html = out.read_text()
+    assert "RuntimeError: &lt;oops&gt;" in html and "<oops>" not in html
+
+
+def test_the_installed_command_has_both_subcommands(tmp_path: Path) -> None:
+    results = write(tmp_path / "results.json", sample.sample_results())
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "conformance.cli",
+            "report",
+            str(results),
+            "-o",
+            str(tmp_path / "r.html"),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "r.html").stat().st_size > 10_000
+    proc = subprocess.run(
+        [sys.executable, "-m", "conformance.cli", "diff", str(results), str(results)],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=300,
+    )
+    assert proc.returncode == 0 and "0 regressions" in proc.stdout, proc.stderr
