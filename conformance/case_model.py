@@ -77,6 +77,14 @@ class SpdGen(_GeneratorBase):
     min_eigenvalue: Annotated[float, Field(gt=0)] = 0.5
     max_eigenvalue: Annotated[float, Field(gt=0)] = 2.0
     diagonal: bool = False
+    blocks: Annotated[int, Field(ge=1)] | None = Field(
+        default=None, description="Block-diagonal with this many equal dense blocks."
+    )
+    kronecker: (
+        Annotated[list[Annotated[int, Field(ge=1)]], Field(min_length=2, max_length=2)] | None
+    ) = Field(
+        default=None, description="kron(A, B) of SPD factors of these sizes (their product is n)."
+    )
 
 
 class CholeskyGen(_GeneratorBase):

@@ -41,16 +41,38 @@ def simplex(shape, seed, concentration=1.0) -> np.ndarray:
     return _rng(seed).dirichlet(np.full(shape[-1], concentration), shape[:-1])
 
 
-def spd(shape, seed, min_eigenvalue=0.5, max_eigenvalue=2.0, diagonal=False) -> np.ndarray:
+def spd(
+    shape, seed, min_eigenvalue=0.5, max_eigenvalue=2.0, diagonal=False, blocks=None, kronecker=None
+) -> np.ndarray:
     """Symmetric positive-definite matrices with eigenvalues log-uniform in the given range.
 
     A random rotation makes the matrix non-diagonal unless ``diagonal`` is set; the condition
-    number is bounded by max/min eigenvalue.
+    number is bounded by max/min eigenvalue. ``blocks=k`` makes k equal dense diagonal blocks;
+    ``kronecker=[a, b]`` makes kron(A, B) of SPD factors (structures GPyTorch operators take).
     """
     shape = tuple(shape)
     *batch, n, m = shape
     if n != m:
         raise ValueError(f"spd needs a square shape (..., n, n), got {shape}")
+    if blocks is not None:
+        if n % blocks:
+            raise ValueError(f"spd: {blocks} blocks do not divide size {n}")
+        size = n // blocks
+        parts = [
+            spd((*batch, size, size), seed + 7919 * j, min_eigenvalue, max_eigenvalue)
+            for j in range(blocks)
+        ]
+        out = np.zeros(shape)
+        for j, part in enumerate(parts):
+            out[..., j * size : (j + 1) * size, j * size : (j + 1) * size] = part
+        return out
+    if kronecker is not None:
+        a, b = kronecker
+        if a * b != n:
+            raise ValueError(f"spd: kronecker factor sizes {a}×{b} do not make size {n}")
+        left = spd((*batch, a, a), seed, np.sqrt(min_eigenvalue), np.sqrt(max_eigenvalue))
+        right = spd((*batch, b, b), seed + 1, np.sqrt(min_eigenvalue), np.sqrt(max_eigenvalue))
+        return np.einsum("...ij,...kl->...ikjl", left, right).reshape(shape)
     rng = _rng(seed)
     eig = np.exp(rng.uniform(np.log(min_eigenvalue), np.log(max_eigenvalue), (*batch, n)))
     if diagonal:

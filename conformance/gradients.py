@@ -85,7 +85,20 @@ def project(array: np.ndarray, structure: str) -> np.ndarray:
         return np.tril(array)
     if structure == "diagonal":
         return np.diagonal(array, axis1=-2, axis2=-1)[..., None] * np.eye(array.shape[-1])
+    if structure.startswith("block_diagonal:"):
+        m, n = int(structure.split(":", 1)[1]), array.shape[-1]
+        return 0.5 * (array + np.swapaxes(array, -1, -2)) * np.kron(np.eye(n // m), np.ones((m, m)))
     return array
+
+
+def binding_structure(binding, name: str, default: str, inputs) -> str:
+    """The structure a gradient of ``name`` is compared in for this binding (sized if needed)."""
+    structure = binding.structure.get(name, default)
+    if structure == "block_diagonal":
+        from conformance.adapters.structure import block_size
+
+        return f"block_diagonal:{block_size(np.asarray(inputs.params[name])) or inputs.params[name].shape[-1]}"
+    return structure
 
 
 @lru_cache(maxsize=4096)

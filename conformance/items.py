@@ -205,6 +205,9 @@ class ConformanceItem(_Item):
             self._add_result(kind="harness_error", message=f"{type(exc).__name__}: {exc}")
             raise
         extra = {} if result.passed else self._failure_context(subject, result)
+        notes = self.adapter.notes(self.binding, subject.inputs.params)
+        if notes:
+            extra["framework_notes"] = notes
         self._add_result(
             kind=result.kind, message=result.message, metrics=result.metrics, extra=extra
         )

@@ -99,16 +99,17 @@ def call_source(
             parts.append(f"{keyword}={expr}")
         return f"{binding.constructor}({', '.join(parts)})", modules
 
-    def render(spec: Any) -> str:
+    def render(spec: Any, keyword: str | None = None) -> str:
         if "param" in spec:
-            return arrays[spec["param"]]
+            expr = arrays[spec["param"]]
+            return operator_wrap(keyword, expr) if operator_wrap and keyword else expr
         if "literal" in spec:
             return repr(spec["literal"])
         modules.add(_modules(spec["call"]))
         inner = ", ".join(f"{k}={render(v)}" for k, v in spec.get("args", {}).items())
         return f"{spec['call']}({inner})"
 
-    inner = ", ".join(f"{k}={render(v)}" for k, v in binding.args.items())
+    inner = ", ".join(f"{k}={render(v, k)}" for k, v in binding.args.items())
     return f"{binding.constructor}({inner})", modules
 
 
@@ -154,6 +155,8 @@ def _grad_compare_lines() -> list[str]:
     return [
         "worst_ratio = 0.0",
         "for name, got in GRADS.items():",
+        "    if STRUCTURE[name] == 'none':  # declared not comparable for this binding",
+        "        continue",
         "    if got is None:",
         "        report(True, f'no gradient for {name} (None)')",
         "    got = project(np.asarray(got, dtype=np.float64), STRUCTURE[name])",
@@ -221,10 +224,19 @@ BODIES: dict[str, Callable[[dict], list[str]]] = {
 
 def _grad_constants(subject, dialect: Dialect, check_name: str) -> list[str]:
     """The fixed cotangent, the oracle's projected gradients and their tolerances."""
-    from conformance.gradients import expected_grad_for, project
+    from conformance.gradients import binding_structure, expected_grad_for, project
 
     grad = expected_grad_for(subject.case, subject.dtype, subject.expected.options)
-    structure = {n: subject.binding.structure.get(n, grad.structure[n]) for n in grad.wrt}
+    structure = {
+        n: binding_structure(subject.binding, n, grad.structure[n], subject.inputs)
+        for n in grad.wrt
+    }
+    compared = [n for n in grad.wrt if structure[n] != "none"]
+
+    def tolerance_of(n: str) -> np.ndarray:
+        tol = project(grad.tolerance[n], structure[n])
+        return subject.declared_tolerance(tol, project(grad.grads[n], structure[n]), normwise=True)
+
     return [
         "",
         "",
@@ -235,19 +247,19 @@ def _grad_constants(subject, dialect: Dialect, check_name: str) -> list[str]:
         "        return np.tril(g)",
         "    if structure == 'diagonal':",
         "        return np.diagonal(g, axis1=-2, axis2=-1)[..., None] * np.eye(g.shape[-1])",
+        "    if structure.startswith('block_diagonal:'):",
+        "        m, n = int(structure.split(':')[1]), g.shape[-1]",
+        "        return 0.5 * (g + np.swapaxes(g, -1, -2)) * np.kron(np.eye(n // m), np.ones((m, m)))",
         "    return g",
         "",
         "",
         f"STRUCTURE = {structure!r}",
         f"CT = {dialect.array(array_literal(grad.cotangent.astype(subject.dtype)))}  # cotangent",
         "EXPECTED_GRAD = {",
-        *(f"    {n!r}: {array_literal(project(grad.grads[n], structure[n]))}," for n in grad.wrt),
+        *(f"    {n!r}: {array_literal(project(grad.grads[n], structure[n]))}," for n in compared),
         "}",
         "TOLERANCE_GRAD = {",
-        *(
-            f"    {n!r}: {array_literal(project(grad.tolerance[n], structure[n]))},"
-            for n in grad.wrt
-        ),
+        *(f"    {n!r}: {array_literal(tolerance_of(n))}," for n in compared),
         "}",
     ]
 
@@ -287,7 +299,7 @@ def render(
             body_lines.append(f"{name} = {dialect.array(array_literal(array))}")
             call_arrays[name] = name
     wrap = getattr(subject.adapter, "reproducer_operator", None)
-    wrap_fn = (lambda kw, expr: wrap(subject.binding, kw, expr)) if wrap else None
+    wrap_fn = (lambda kw, expr: wrap(subject.binding, kw, expr, params)) if wrap else None
     call, modules = call_source(subject.binding, call_arrays, wrap_fn)
     extra_modules = set(
         getattr(subject.adapter, "reproducer_modules", lambda b: set())(subject.binding)

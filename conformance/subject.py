@@ -60,6 +60,26 @@ class Subject:
         bad_values = not bool(np.all(exp.in_support[exp.params_valid]))
         return (declared in ("all", "params") and bad_params) or (declared == "all" and bad_values)
 
+    def declared_tolerance(
+        self, tol: np.ndarray, expected: np.ndarray, normwise: bool = False
+    ) -> np.ndarray:
+        """``tol`` widened to a tolerance the registry declares for this binding (if any).
+
+        Declared for paths that are approximate by design (GPyTorch's iterative solver): a
+        relative tolerance, elementwise on (1 + |log_prob|), normwise on a gradient.
+        """
+        rtol = self.binding.tolerance.get("rtol")
+        if rtol is None:
+            return tol
+        with np.errstate(invalid="ignore"):
+            magnitude = np.abs(np.where(np.isfinite(expected), expected, 0.0))
+            scale = (
+                np.full_like(magnitude, magnitude.max() if magnitude.size else 0.0)
+                if normwise
+                else 1.0 + magnitude
+            )
+        return np.maximum(tol, rtol * scale)
+
     @property
     def label(self) -> str:
         return f"{self.adapter.name} {self.adapter.version()}, {self.dtype}, {self.device}"

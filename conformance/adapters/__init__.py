@@ -8,8 +8,11 @@ from functools import cache
 from conformance.adapters.base import Adapter, import_dotted
 from conformance.adapters.gpytorch_adapter import (
     GpytorchAdapter,
+    GpytorchBlockDiagAdapter,
     GpytorchDenseAdapter,
     GpytorchDiagAdapter,
+    GpytorchIterativeAdapter,
+    GpytorchKroneckerAdapter,
     GpytorchRootAdapter,
 )
 from conformance.adapters.numpyro_adapter import NumpyroAdapter
@@ -22,6 +25,9 @@ BUILTIN: tuple[type[Adapter], ...] = (
     GpytorchDenseAdapter,
     GpytorchRootAdapter,
     GpytorchDiagAdapter,
+    GpytorchBlockDiagAdapter,
+    GpytorchKroneckerAdapter,
+    GpytorchIterativeAdapter,
 )
 
 ENTRY_POINT_GROUP = "conformance.adapters"

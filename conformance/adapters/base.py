@@ -80,6 +80,11 @@ class Adapter(ABC):
         found = find_binding(self.bindings, family, parametrization)
         return found if isinstance(found, Binding) else f"{self.name} {found}"
 
+    def notes(self, binding: Binding, params: Mapping[str, np.ndarray]) -> dict:
+        """Facts about how the framework evaluates this binding, recorded with each result
+        (e.g. GPyTorch's numerical path). Empty for most frameworks."""
+        return {}
+
     def binding_validation(self, binding: Binding) -> str:
         return self.validation if binding.validation is None else binding.validation
 

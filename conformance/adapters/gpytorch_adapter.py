@@ -1,26 +1,41 @@
-"""gpytorch.distributions.MultivariateNormal, with a dense tensor or a LinearOperator covariance.
+"""GPyTorch's multivariate normals with a dense tensor or a LinearOperator covariance.
 
-Each covariance representation is its own adapter (``gpytorch``, ``gpytorch.dense``,
-``gpytorch.root``, ``gpytorch.diag``) because GPyTorch takes a different code path for each; the
-registry's binding says which operator wraps the covariance argument.
+Each covariance representation is its own adapter — ``gpytorch`` (dense tensor),
+``gpytorch.dense``, ``gpytorch.root``, ``gpytorch.diag``, ``gpytorch.blockdiag``,
+``gpytorch.kronecker`` — because GPyTorch and linear_operator take a different code path for
+each; the registry's binding names the operator. ``gpytorch.iterative`` runs GPyTorch's other
+numerical path (CG + stochastic Lanczos quadrature, forced with ``max_cholesky_size(0)``),
+held to a tolerance declared in the registry. Every record notes the path that ran.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import contextlib
+from collections.abc import Iterator, Mapping
 from typing import Any, ClassVar
 
 import numpy as np
 
 from conformance.adapters.base import import_dotted
+from conformance.adapters.structure import block_size, kronecker_factors
 from conformance.adapters.torch_adapter import TorchAdapter
 from conformance.registry import Binding, bindings_for
 
-_OPERATORS = {
-    "DenseLinearOperator": "linear_operator.operators.DenseLinearOperator",
-    "RootLinearOperator": "linear_operator.operators.RootLinearOperator",
-    "DiagLinearOperator": "linear_operator.operators.DiagLinearOperator",
-}
+_OPS = "linear_operator.operators"
+
+
+def _is_covariance(binding: Binding, name: str) -> bool:
+    """Whether parameter ``name`` is what the constructor receives as its covariance."""
+    if binding.args is not None:
+        return binding.args.get("covariance_matrix") == {"param": name}
+    return binding.keyword(name) == "covariance_matrix"
+
+
+def _covariance(binding: Binding, params: Mapping[str, Any]) -> tuple[str, Any] | None:
+    for name, array in params.items():
+        if _is_covariance(binding, name):
+            return name, array
+    return None
 
 
 class GpytorchAdapter(TorchAdapter):
@@ -32,58 +47,163 @@ class GpytorchAdapter(TorchAdapter):
     # it does not claim torch.func support, so no functional gradient item is made for it.
     gradient_methods: ClassVar[dict[str, str]] = {"grad": "torch.autograd.grad"}
     bindings = bindings_for("gpytorch")
+    operator: ClassVar[str] = "tensor"
 
+    # ----- structure --------------------------------------------------------------------------
     def unsupported_inputs(self, binding: Binding, params: Mapping[str, np.ndarray]) -> str | None:
-        if binding.options.get("requires") == "diagonal":
-            for name in binding.parametrizations or ():
-                mat = np.asarray(params[name])
-                if np.any(
-                    mat - np.eye(mat.shape[-1]) * np.diagonal(mat, axis1=-2, axis2=-1)[..., None]
-                ):
-                    return f"{self.name} needs a diagonal {name}; this case's is not diagonal"
+        found = _covariance(binding, params)
+        if found is None:
+            return None
+        name, mat = found
+        mat = np.asarray(mat)
+        if self.operator == "DiagLinearOperator" and np.any(
+            mat - np.eye(mat.shape[-1]) * np.diagonal(mat, axis1=-2, axis2=-1)[..., None]
+        ):
+            return f"{self.name} needs a diagonal {name}; this case's is not diagonal"
+        if self.operator == "BlockDiagLinearOperator" and block_size(mat) is None:
+            return f"{self.name} needs a block-diagonal {name}; this case's is not"
+        if (
+            self.operator == "KroneckerProductLinearOperator"
+            and kronecker_factors(mat, 1e-12) is None
+        ):
+            return f"{self.name} needs a {name} that is a Kronecker product; this case's is not"
         return None
 
-    def construct(self, binding: Binding, params: Mapping[str, Any]) -> Any:
-        ctor = import_dotted(binding.constructor)
-        operator = binding.options.get("operator", "tensor")
-        kwargs = {}
-        for name, array in params.items():
-            keyword = binding.keyword(name)
-            if keyword == "covariance_matrix" and operator != "tensor":
-                wrap = import_dotted(_OPERATORS[operator])
-                if operator == "DiagLinearOperator":
-                    array = array.diagonal(dim1=-2, dim2=-1)
-                array = wrap(array)
-            kwargs[keyword] = array
-        return ctor(**kwargs)
+    def wrap_covariance(self, array: Any) -> Any:
+        """The covariance as this adapter's operator, built from the framework's own tensor."""
+        import torch
 
-    def reproducer_operator(self, binding: Binding, keyword: str, expr: str) -> str:
+        op = self.operator
+        if op == "tensor":
+            return array
+        if op == "DiagLinearOperator":
+            return import_dotted(f"{_OPS}.DiagLinearOperator")(array.diagonal(dim1=-2, dim2=-1))
+        if op == "BlockDiagLinearOperator":
+            m = block_size(array.detach().cpu().numpy())
+            k = array.shape[-1] // m
+            blocks = torch.stack(
+                [array[..., j * m : (j + 1) * m, j * m : (j + 1) * m] for j in range(k)], dim=-3
+            )
+            return import_dotted(f"{_OPS}.BlockDiagLinearOperator")(blocks)
+        if op == "KroneckerProductLinearOperator":
+            b = kronecker_factors(array.detach().cpu().numpy())[1].shape[-1]
+            left, right = array[..., ::b, ::b] / array[..., :1, :1], array[..., :b, :b]
+            return import_dotted(f"{_OPS}.KroneckerProductLinearOperator")(left, right)
+        return import_dotted(f"{_OPS}.{op}")(array)
+
+    def construct(self, binding: Binding, params: Mapping[str, Any]) -> Any:
+        found = _covariance(binding, params)
+        wrapped = dict(params)
+        if found is not None:
+            wrapped[found[0]] = self.wrap_covariance(found[1])
+        return super().construct(binding, wrapped)
+
+    # ----- numerical path ----------------------------------------------------------------------
+    @contextlib.contextmanager
+    def path_settings(self) -> Iterator[None]:
+        """GPyTorch settings this adapter evaluates under (none: the library's defaults)."""
+        yield
+
+    def log_prob(self, dist: Any, value: Any) -> Any:
+        with self.path_settings():
+            return dist.log_prob(value)
+
+    def notes(self, binding: Binding, params: Mapping[str, np.ndarray]) -> dict:
+        """Which numerical path GPyTorch takes for this covariance, and the settings deciding it."""
+        import gpytorch
+
+        found = _covariance(binding, params)
+        n = int(np.shape(found[1])[-1]) if found is not None else 0
+        with self.path_settings():
+            fast = bool(gpytorch.settings.fast_computations.log_prob.on())
+            limit = int(gpytorch.settings.max_cholesky_size.value())
+            probes = int(gpytorch.settings.num_trace_samples.value())
+        iterative = fast and n > limit
+        return {
+            "covariance": self.operator,
+            "numerical_path": "iterative (CG + stochastic Lanczos quadrature)"
+            if iterative
+            else "cholesky",
+            "fast_computations.log_prob": fast,
+            "max_cholesky_size": limit,
+            "num_trace_samples": probes,
+            "size": n,
+        }
+
+    # ----- reproducers ---------------------------------------------------------------------------
+    def reproducer_operator(self, binding: Binding, keyword: str, expr: str, arrays=None) -> str:
         """Source for the covariance argument as :meth:`construct` builds it."""
-        operator = binding.options.get("operator", "tensor")
-        if keyword != "covariance_matrix" or operator == "tensor":
+        op = self.operator
+        if keyword != "covariance_matrix" or op == "tensor":
             return expr
-        if operator == "DiagLinearOperator":
-            expr = f"{expr}.diagonal(dim1=-2, dim2=-1)"
-        return f"{_OPERATORS[operator]}({expr})"
+        if op == "DiagLinearOperator":
+            return f"{_OPS}.DiagLinearOperator({expr}.diagonal(dim1=-2, dim2=-1))"
+        mat = None
+        if arrays is not None:
+            found = _covariance(binding, arrays)
+            mat = None if found is None else np.asarray(found[1])
+        if op == "BlockDiagLinearOperator" and mat is not None:
+            m = block_size(mat)
+            k = mat.shape[-1] // m
+            blocks = f"torch.stack([{expr}[..., j * {m}:(j + 1) * {m}, j * {m}:(j + 1) * {m}] for j in range({k})], dim=-3)"
+            return f"{_OPS}.BlockDiagLinearOperator({blocks})"
+        if op == "KroneckerProductLinearOperator" and mat is not None:
+            b = kronecker_factors(mat)[1].shape[-1]
+            return f"{_OPS}.KroneckerProductLinearOperator({expr}[..., ::{b}, ::{b}] / {expr}[..., :1, :1], {expr}[..., :{b}, :{b}])"
+        return f"{_OPS}.{op}({expr})"
 
     def reproducer_modules(self, binding: Binding) -> set[str]:
-        return (
-            {"linear_operator.operators"}
-            if binding.options.get("operator", "tensor") != "tensor"
-            else set()
-        )
+        return {_OPS} if self.operator != "tensor" else set()
 
 
 class GpytorchDenseAdapter(GpytorchAdapter):
     name = "gpytorch.dense"
     bindings = bindings_for("gpytorch.dense")
+    operator = "DenseLinearOperator"
 
 
 class GpytorchRootAdapter(GpytorchAdapter):
     name = "gpytorch.root"
     bindings = bindings_for("gpytorch.root")
+    operator = "RootLinearOperator"
 
 
 class GpytorchDiagAdapter(GpytorchAdapter):
     name = "gpytorch.diag"
     bindings = bindings_for("gpytorch.diag")
+    operator = "DiagLinearOperator"
+
+
+class GpytorchBlockDiagAdapter(GpytorchAdapter):
+    name = "gpytorch.blockdiag"
+    bindings = bindings_for("gpytorch.blockdiag")
+    operator = "BlockDiagLinearOperator"
+
+
+class GpytorchKroneckerAdapter(GpytorchAdapter):
+    """Factors recovered from the framework's own covariance tensor (A = Σ[::b, ::b] / Σ[0, 0],
+    B = Σ[:b, :b]); kron(A, B) then differs from Σ by a rounding or two, within tolerance."""
+
+    name = "gpytorch.kronecker"
+    bindings = bindings_for("gpytorch.kronecker")
+    operator = "KroneckerProductLinearOperator"
+
+
+class GpytorchIterativeAdapter(GpytorchAdapter):
+    """GPyTorch's iterative path on a DenseLinearOperator, forced even for small matrices."""
+
+    name = "gpytorch.iterative"
+    bindings = bindings_for("gpytorch.iterative")
+    operator = "DenseLinearOperator"
+    transforms: ClassVar[dict[str, str]] = {}
+
+    @contextlib.contextmanager
+    def path_settings(self) -> Iterator[None]:
+        import gpytorch
+
+        with (
+            gpytorch.settings.max_cholesky_size(0),
+            gpytorch.settings.fast_computations(log_prob=True),
+            gpytorch.settings.deterministic_probes(True),
+        ):
+            yield

@@ -13,7 +13,12 @@ import numpy as np
 
 from conformance.checks.base import Check, CheckResult, shown
 from conformance.compare import compare_arrays
-from conformance.gradients import differentiable_inputs, expected_grad_for, project
+from conformance.gradients import (
+    binding_structure,
+    differentiable_inputs,
+    expected_grad_for,
+    project,
+)
 from conformance.loader import Case
 from conformance.subject import Subject
 
@@ -65,7 +70,12 @@ class GradCheck(Check):
         arrays: dict[str, dict] = {}
         for name in grad.wrt:
             # A binding that reads only part of a matrix (a diagonal operator) is compared there.
-            structure = subject.binding.structure.get(name, grad.structure[name])
+            structure = binding_structure(
+                subject.binding, name, grad.structure[name], subject.inputs
+            )
+            if structure == "none":  # declared not comparable for this binding (see its note)
+                per_param[name] = {"structure": "none", "compared": 0, "note": subject.binding.note}
+                continue
             expected = project(grad.grads[name], structure)
             label = f"∂/∂{name} ({_STRUCTURE_WORDS.get(structure, structure)})"
             if got.get(name) is None:
@@ -89,6 +99,7 @@ class GradCheck(Check):
                 )
                 continue
             tol = np.broadcast_to(project(grad.tolerance[name], structure), expected.shape)
+            tol = subject.declared_tolerance(tol, expected, normwise=True)
             result = compare_arrays(expected, actual, tol)
             per_param[name] = {"structure": structure, **result.metrics}
             if not result.ok:
@@ -105,7 +116,14 @@ class GradCheck(Check):
                     "actual": shown(actual),
                     "tolerance": shown(tol),
                 }
+        if not failures and not any(p.get("compared") for p in per_param.values()):
+            return CheckResult(True, skip_reason="no gradient this binding declares comparable")
         metrics = {
+            **(
+                {"declared_tolerance": dict(subject.binding.tolerance)}
+                if subject.binding.tolerance
+                else {}
+            ),
             "method": method,
             "wrt": list(grad.wrt),
             "params": per_param,

@@ -49,7 +49,11 @@ class LogProbCheck(Check):
                     f"index {idx}: {lp[idx]!r}",
                     metrics,
                 )
-        tol = tolerance(subject.dtype, exp.log_prob, exp.sensitivity)
+        tol = subject.declared_tolerance(
+            tolerance(subject.dtype, exp.log_prob, exp.sensitivity), exp.log_prob
+        )
+        if subject.binding.tolerance:
+            metrics["declared_tolerance"] = dict(subject.binding.tolerance)
         expected = np.where(valid, exp.log_prob, 0.0)
         actual = np.where(valid, lp, 0.0)
         result = compare_arrays(expected, actual, tol)

@@ -21,7 +21,7 @@ import numpy as np
 import reference
 from conformance.checks.base import Check, CheckResult, shown
 from conformance.compare import compare_arrays, tolerance
-from conformance.gradients import expected_grad_for, project
+from conformance.gradients import binding_structure, expected_grad_for, project
 from conformance.loader import Case
 from conformance.subject import Subject
 
@@ -178,7 +178,11 @@ class VmapCheck(_TransformCheck):
                 full = stacked.sum(axis=0)
                 if name in plan.squeezed:
                     full = np.expand_dims(full, plan.squeezed[name])
-            structure = subject.binding.structure.get(name, grad.structure[name])
+            structure = binding_structure(
+                subject.binding, name, grad.structure[name], subject.inputs
+            )
+            if structure == "none":
+                continue
             expected = project(grad.grads[name], structure)
             if full.shape != expected.shape:
                 problems.append(
@@ -224,7 +228,11 @@ class JitCheck(_TransformCheck):
             with subject.framework_call(f"gradient under {method}"):
                 got = subject.adapter.jit_vjp(subject.binding, params, value, ct, grad.wrt)
             for name in grad.wrt:
-                structure = subject.binding.structure.get(name, grad.structure[name])
+                structure = binding_structure(
+                    subject.binding, name, grad.structure[name], subject.inputs
+                )
+                if structure == "none":
+                    continue
                 actual = project(subject.numpy(got[name]).astype(np.float64), structure)
                 expected = project(grad.grads[name], structure)
                 tol = np.broadcast_to(project(grad.tolerance[name], structure), expected.shape)

@@ -47,6 +47,11 @@ class Binding(BaseModel):
         "out-of-support values (all), invalid parameters only (params), nothing (none). "
         "Default: the adapter's framework-wide behaviour.",
     )
+    tolerance: dict[str, float] = Field(
+        default_factory=dict,
+        description="A declared tolerance for a path that is approximate by design, e.g. {rtol: "
+        "0.1}: log_prob and gradients are then held to rtol relative, and results say so.",
+    )
     structure: dict[str, str] = Field(
         default_factory=dict,
         description="Per-input gradient structure where this binding only reads part of a matrix "

@@ -11,6 +11,12 @@ from typing import Any
 from conformance.adapters.torch_adapter import TorchAdapter
 
 
+def _numpyro_base():
+    from conformance.adapters.numpyro_adapter import NumpyroAdapter
+
+    return NumpyroAdapter
+
+
 class RaisingAdapter(TorchAdapter):
     name = "fake.raises"
 
@@ -97,3 +103,67 @@ class Float0Adapter(TorchAdapter):
         raise TypeError(
             "Called multiply with a float0 array. float0s do not support any operations by design"
         )
+
+
+class InPlaceVmapAdapter(TorchAdapter):
+    """Writes the result into an unbatched buffer in place, like theseus#650: fine eagerly,
+    a RuntimeError under torch.func.vmap."""
+
+    name = "fake.inplace"
+
+    def log_prob(self, dist, value):
+        import torch
+
+        lp = dist.log_prob(value)
+        buffer = torch.zeros(lp.shape[-1:] if lp.ndim else (), dtype=lp.dtype)
+        buffer[...] = (
+            lp[(0,) * (lp.ndim - 1)] if lp.ndim else lp
+        )  # unbatched target, batched source
+        return lp + (buffer - buffer.detach()) * 0
+
+
+class JitOnlyAdapter(_numpyro_base()):  # type: ignore[misc]
+    """Right eagerly and under vmap/grad; off by 1e-2 only when traced by jax.jit."""
+
+    name = "fake.jit_only"
+
+    def log_prob(self, dist, value):
+        lp = dist.log_prob(value)
+        if type(value).__name__ == "DynamicJaxprTracer":
+            return lp + 1e-2
+        return lp
+
+
+class WrongPromotionAdapter(_numpyro_base()):  # type: ignore[misc]
+    """NumPyro whose batch promotion under scan reads one parameter only (numpyro#1971)."""
+
+    name = "fake.wrong_promotion"
+
+    def effect_site(self, kind, binding, params, value, plate, steps):
+        from numpyro.distributions import Distribution, batch_util
+
+        original = batch_util.promote_batch_shape.dispatch(Distribution)
+
+        def one_parameter_only(d):
+            import copy
+
+            import jax.numpy as jnp
+
+            names = list(d.arg_constraints)
+            last = None
+            for attr_name in names:
+                try:
+                    event_dim = d.arg_constraints[attr_name].event_dim
+                    attr = getattr(d, attr_name)
+                except Exception:
+                    continue
+                last = jnp.shape(attr)[: max(0, jnp.ndim(attr) - event_dim)]
+            new = copy.copy(d)
+            new._batch_shape = last if last is not None else d.batch_shape
+            return new
+
+        batch_util.promote_batch_shape.register(Distribution)(one_parameter_only)
+        try:
+            return super().effect_site(kind, binding, params, value, plate, steps)
+        finally:
+            batch_util.promote_batch_shape.register(Distribution)(original)

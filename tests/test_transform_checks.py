@@ -1,0 +1,109 @@
+"""The transform checks pass on today's frameworks and flag each deliberately broken adapter."""
+
+from __future__ import annotations
+
+import fake_adapters
+import pytest
+from helpers import make_case, run_check
+
+SEED_1971 = """
+- id: seed-1971
+  family: MultivariateNormal
+  parametrization: scale_tril
+  params:
+    loc: {generator: normal, shape: [5, 2], seed: 1}
+    scale_tril: [[1.0, 0.0], [0.0, 1.0]]
+  value: {sample: {seed: 2}}
+"""
+NORMAL = """
+- id: n
+  family: Normal
+  params:
+    loc: {generator: normal, shape: [3, 1], seed: 1}
+    scale: {generator: positive, shape: [4], seed: 2}
+  value: {sample: {seed: 3, sample_shape: [2]}}
+"""
+
+
+@pytest.mark.parametrize("adapter", ["torch", "numpyro", "gpytorch.root"])
+def test_vmap_passes_and_maps_params_value_and_both(adapter) -> None:
+    result = run_check(make_case(SEED_1971), adapter, "float64", "vmap")
+    assert result.passed, result.message
+    leading = result.metrics["modes"]["leading"]
+    assert leading["in_axes"] == {"loc": 0, "scale_tril": None} and leading["value_axis"] == 0
+    normal = run_check(
+        make_case(NORMAL), "numpyro" if adapter == "numpyro" else "torch", "float32", "vmap"
+    )
+    assert normal.passed, normal.message
+    modes = normal.metrics["modes"]
+    # log_prob (2, 3, 4): axis 0 only the value has; axis 2 the value and scale.
+    assert (
+        modes["leading"]["in_axes"] == {"loc": None, "scale": None}
+        and modes["leading"]["value_axis"] == 0
+    )
+    assert (
+        modes["trailing"]["in_axes"] == {"loc": None, "scale": 0}
+        and modes["trailing"]["value_axis"] == 2
+    )
+    assert modes["grad"]["max_err_over_tol"] < 1
+
+
+def test_in_place_write_under_vmap_fails_with_the_framework_message() -> None:
+    adapter = fake_adapters.InPlaceVmapAdapter()
+    case = make_case(NORMAL)
+    assert run_check(
+        case, adapter.name, "float32", "log_prob", adapter=adapter
+    ).passed  # eager is fine
+    result = run_check(case, adapter.name, "float32", "vmap", adapter=adapter)
+    assert not result.passed and result.kind == "raises"
+    assert "vmap log_prob" in result.message and "RuntimeError" in result.message
+    assert "inplace" in result.message or "in-place" in result.message
+
+
+def test_jit_passes_on_numpyro_and_flags_a_jit_only_failure() -> None:
+    case = make_case(NORMAL)
+    assert run_check(case, "numpyro", "float64", "jit").passed
+    adapter = fake_adapters.JitOnlyAdapter()
+    assert run_check(case, adapter.name, "float64", "log_prob", adapter=adapter).passed
+    result = run_check(case, adapter.name, "float64", "jit", adapter=adapter)
+    assert not result.passed and result.kind == "jit_only"
+    assert "eager log_prob matches the oracle: the failure is compiled-only" in result.message
+
+
+@pytest.mark.parametrize("kind", ["plate", "scan", "plate_in_scan"])
+def test_effect_handlers_pass_with_expected_site_shapes(kind) -> None:
+    result = run_check(make_case(SEED_1971), "numpyro", "float32", kind)
+    assert result.passed, result.message
+    expected = {"plate": [3, 5], "scan": [4, 5], "plate_in_scan": [4, 5]}[kind]
+    assert result.metrics["site_batch_shape"] == expected
+    if kind == "plate_in_scan":  # the report's model: plate of 5 over loc (5, 2), scan of 4
+        assert result.metrics["plate"] == [5, -1] and result.metrics["steps"] == 4
+
+
+def test_wrong_batch_promotion_is_flagged_with_the_report_shapes() -> None:
+    adapter = fake_adapters.WrongPromotionAdapter()
+    case = make_case(SEED_1971)
+    assert run_check(
+        case, adapter.name, "float32", "plate", adapter=adapter
+    ).passed  # no scan: fine
+    result = run_check(case, adapter.name, "float32", "plate_in_scan", adapter=adapter)
+    assert not result.passed and result.kind == "shape"
+    assert "expected (4, 5) (plate (5, -1), scan steps 4)" in result.message
+    assert result.metrics["site_batch_shape"] != [4, 5]
+
+
+def test_transform_checks_are_only_made_where_offered() -> None:
+    from conformance.adapters import all_adapters
+    from conformance.checks import CHECKS
+
+    adapters = all_adapters()
+    assert CHECKS["plate_in_scan"].unsupported_by(adapters["torch"])
+    assert CHECKS["jit"].unsupported_by(adapters["torch"])  # torch.compile is opt-in
+    assert CHECKS["vmap"].unsupported_by(adapters["torch"]) is None
+    scalar = make_case("""
+- id: s
+  family: Normal
+  params: {loc: 0.0, scale: 1.0}
+  value: 0.5
+""")
+    assert CHECKS["vmap"].not_applicable(scalar)
