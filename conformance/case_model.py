@@ -28,7 +28,7 @@ FORMAT_VERSION = 1
 
 CaseId = Annotated[
     str,
-    StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$", min_length=1, max_length=120),
+    StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$", min_length=1, max_length=120),
 ]
 Shape = Annotated[list[NonNegativeInt], Field(max_length=16)]
 

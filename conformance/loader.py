@@ -56,7 +56,7 @@ class Case:
 
     @property
     def id(self) -> str:
-        return f"{self.spec.id}~{self.variant}" if self.variant else self.spec.id
+        return f"{self.spec.id}+{self.variant}" if self.variant else self.spec.id
 
     @property
     def family(self) -> str:

@@ -72,6 +72,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
     group.addoption("--no-results", action="store_true", help="do not write results.json")
     group.addoption(
+        "--property",
+        type=int,
+        metavar="N",
+        help="property-based mode: N hypothesis examples of drawn batch shapes per case, "
+        "framework and dtype (default 0: off; CONFORMANCE_PROPERTY)",
+    )
+    group.addoption(
         "--variants",
         choices=("on", "off"),
         help="derive broadcast-pattern variants from every case (default on; CONFORMANCE_VARIANTS)",
@@ -95,6 +102,11 @@ def _settings(config: pytest.Config) -> Settings:
         adapter_specs=tuple(split_list(opt.adapter) + env_list("CONFORMANCE_ADAPTERS")),
         results_path=None if opt.no_results else Path(results),
         variants=(opt.variants or os.environ.get("CONFORMANCE_VARIANTS") or "on") == "on",
+        property_examples=int(
+            opt.property
+            if opt.property is not None
+            else os.environ.get("CONFORMANCE_PROPERTY") or 0
+        ),
     )
 
 
@@ -104,6 +116,9 @@ def pytest_configure(config: pytest.Config) -> None:
     if problems:
         raise pytest.UsageError("; ".join(problems))
     config.stash[SETTINGS_KEY] = settings
+    from conformance.checks import CHECKS
+
+    CHECKS["property"].examples = settings.property_examples
     if not hasattr(config, "workerinput"):
         config.pluginmanager.register(Recorder(config), "conformance-recorder")
     explicit = [Path(p).resolve() for p in split_list(config.option.cases)]
@@ -202,6 +217,8 @@ class Recorder:
         records = self.collector.finalize(reason)
         if settings.results_path is None or not records:
             return
+        if exitstatus == pytest.ExitCode.USAGE_ERROR:
+            return  # nothing ran; keep whatever results.json a real run left
         write_atomic(
             settings.results_path, {"run": self.run_info(exitstatus, records), "records": records}
         )

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import reference
 from conformance.adapters import Adapter, all_adapters
-from conformance.checks import CHECKS
+from conformance.checks import CHECKS, OPT_IN
 from conformance.dtypes import FLOAT_DTYPES
 from conformance.validate import Known
 
@@ -44,6 +44,7 @@ class Settings:
     adapter_specs: tuple[str, ...] = ()
     results_path: Path | None = Path(DEFAULT_RESULTS)
     variants: bool = True
+    property_examples: int = 0
 
     @cached_property
     def adapters(self) -> dict[str, Adapter]:
@@ -66,7 +67,8 @@ class Settings:
         return [d for d in listed if not self.dtypes or d in self.dtypes]
 
     def selected_checks(self, listed: list[str] | None) -> list[str]:
-        names = list(CHECKS) if listed is None else listed
+        enabled = {"property"} if self.property_examples > 0 else set()
+        names = [c for c in CHECKS if c not in OPT_IN or c in enabled] if listed is None else listed
         return [
             c
             for c in names

@@ -10,7 +10,7 @@ had tried. From every valid case this module derives, systematically:
 * ``value-batch``: a value whose batch part equals the parameters' batch shape;
 * ``pad1``: every array left-padded with a size-1 dim.
 
-Each variant is a :class:`~conformance.loader.Case` of its own (id ``<case>~<variant>``) whose
+Each variant is a :class:`~conformance.loader.Case` of its own (id ``<case>+<variant>``, selectable with ``-k``) whose
 inputs are derived from the base case's float64 arrays; its expected shapes and values come from
 the oracle, like any case. Variants whose shapes equal the base's or another variant's are
 dropped.

@@ -6,6 +6,7 @@ from conformance.checks.base import Check, CheckResult
 from conformance.checks.broadcast import BroadcastCheck
 from conformance.checks.grad import GradCheck
 from conformance.checks.log_prob import LogProbCheck
+from conformance.checks.property import PropertyCheck
 from conformance.checks.shapes import ShapesCheck
 from conformance.checks.transforms import EffectCheck, JitCheck, VmapCheck
 
@@ -22,7 +23,11 @@ CHECKS: dict[str, Check] = {
         EffectCheck("scan"),
         EffectCheck("plate_in_scan"),
         BroadcastCheck(),
+        PropertyCheck(),
     )
 }
 
-__all__ = ["CHECKS", "Check", "CheckResult"]
+__all__ = ["CHECKS", "OPT_IN", "Check", "CheckResult"]
+
+#: Checks that run only when asked for (``--property N`` turns on ``property``).
+OPT_IN = frozenset({"property"})

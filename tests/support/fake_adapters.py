@@ -167,3 +167,15 @@ class WrongPromotionAdapter(_numpyro_base()):  # type: ignore[misc]
             return super().effect_site(kind, binding, params, value, plate, steps)
         finally:
             batch_util.promote_batch_shape.register(Distribution)(original)
+
+
+class RankTwoAdapter(TorchAdapter):
+    """Fails only when log_prob has two or more batch dims: a shape-dependent bug."""
+
+    name = "fake.rank_two"
+
+    def log_prob(self, dist, value):
+        lp = dist.log_prob(value)
+        if lp.ndim >= 2:
+            raise RuntimeError(f"shape {tuple(lp.shape)} is invalid for input of size {lp.numel()}")
+        return lp

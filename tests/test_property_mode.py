@@ -1,0 +1,74 @@
+"""Property mode: hypothesis draws jointly broadcastable batch shapes and shrinks failures to a
+minimal case that the failure message gives as paste-ready YAML."""
+
+from __future__ import annotations
+
+import textwrap
+
+import fake_adapters
+import yaml
+from helpers import make_case, run_check
+
+from conformance.checks import CHECKS
+from conformance.loader import load_case_text
+
+CASE = """
+- id: p
+  family: Normal
+  params:
+    loc: {generator: normal, shape: [3], seed: 1}
+    scale: {generator: positive, shape: [3], seed: 2}
+  value: {sample: {seed: 3}}
+"""
+
+
+def with_examples(n: int):
+    check = CHECKS["property"]
+    previous, check.examples = check.examples, n
+    return check, previous
+
+
+def test_healthy_framework_passes_all_examples() -> None:
+    check, previous = with_examples(15)
+    try:
+        result = run_check(make_case(CASE), "torch", "float64", "property")
+    finally:
+        check.examples = previous
+    assert result.passed, result.message
+    assert result.metrics["examples_tried"] == 15
+
+
+def test_shape_dependent_bug_is_shrunk_to_a_minimal_case_that_reproduces() -> None:
+    adapter = fake_adapters.RankTwoAdapter()
+    base = make_case(CASE)
+    assert run_check(
+        base, adapter.name, "float64", "log_prob", adapter=adapter
+    ).passed  # rank 1: fine
+    check, previous = with_examples(30)
+    try:
+        result = run_check(base, adapter.name, "float64", "property", adapter=adapter)
+    finally:
+        check.examples = previous
+    assert not result.passed and result.kind == "raises"
+    shapes = result.metrics["minimal_shapes"]
+    # Minimal: log_prob rank exactly 2, every dim of size 1 (hypothesis shrinks sizes too).
+    assert max(len(s) for s in shapes) == 2
+    assert all(d == 1 for s in shapes for d in s)
+    snippet = result.metrics["minimal_case_yaml"]
+    assert "ready to paste into cases/" in result.message
+    assert all(line.strip() in result.message for line in snippet.splitlines())
+    loaded = load_case_text("cases:\n" + textwrap.indent(snippet, "  "), "cases/pasted.yaml")
+    assert not loaded.errors, loaded.errors
+    pasted = loaded.cases[0]
+    assert pasted.spec.frameworks == [adapter.name] and pasted.spec.dtypes == ["float64"]
+    assert len(pasted.log_prob_shape) == 2
+    again = run_check(pasted, adapter.name, "float64", "log_prob", adapter=adapter)
+    assert not again.passed and "is invalid for input of size" in again.message
+    assert yaml.safe_load(snippet)[0]["family"] == "Normal"
+
+
+def test_property_check_is_opt_in() -> None:
+    from conformance.settings import Settings
+
+    assert "property" not in Settings().selected_checks(None)
+    assert "property" in Settings(property_examples=5).selected_checks(None)
