@@ -65,13 +65,34 @@ def run(pytest_args: list[str]) -> int:
 
     args = join_option_values(list(pytest_args))
     if not _has_paths(args):
-        args += ["--cases", str(builtin_cases())]
+        args += [f"--cases={builtin_cases()}"]
     # This process imported the package before pytest could register it for rewriting.
     args = ["-W", "ignore::pytest.PytestAssertRewriteWarning", *args]
     if os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD"):
         args = ["-p", "conformance.plugin", *args]
     code = int(pytest.main(args))
     return _exit_code(code, args)
+
+
+def list_items(pytest_args: list[str]) -> int:
+    """Collect as ``run`` would and print the coverage; ``--ids`` prints every item id."""
+    from conformance import listing
+
+    show_ids = "--ids" in pytest_args
+    args = join_option_values([a for a in pytest_args if a != "--ids"])
+    if not _has_paths(args):
+        args += [f"--cases={builtin_cases()}"]
+    code, items, output = listing.collect(
+        ["-W", "ignore::pytest.PytestAssertRewriteWarning", *args]
+    )
+    if code not in (0, 5):
+        sys.stdout.write(output)
+        return EXIT_USAGE
+    if show_ids:
+        sys.stdout.write("".join(f"{i['nodeid']}\n" for i in items))
+    sys.stdout.write(listing.summary(items) + "\n")
+    has_errors = any(i.get("check") == "load" for i in items)
+    return EXIT_USAGE if has_errors or not items else EXIT_OK
 
 
 def _results_path(args: list[str]) -> Path:
@@ -126,11 +147,18 @@ def main(argv: list[str] | None = None) -> int:
         "(--framework, --family, --check, --dtype, --device, --cases, -n auto, -k …).",
         add_help=False,
     )
+    sub.add_parser(
+        "list",
+        help="what a run would collect (family × framework counts); other arguments go to pytest",
+        add_help=False,
+    )
     schema = sub.add_parser("schema", help="export the case-file JSON Schema")
     schema.add_argument("-o", "--output", type=Path, help="file to write (default: stdout)")
     report_commands.add_parsers(sub)
     if argv and argv[0] == "run":
         return run(argv[1:])
+    if argv and argv[0] == "list":
+        return list_items(argv[1:])
     ns = parser.parse_args(argv)
     if ns.command == "schema":
         return export_schema(ns.output)

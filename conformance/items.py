@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import reference
-from conformance import reproducer
+from conformance import known_failures, reproducer
 from conformance.adapters import Adapter
 from conformance.checks import CHECKS, Check
 from conformance.checks.base import shown
@@ -37,6 +37,10 @@ class ConformanceProblem(Exception):
     def __init__(self, message: str, kind: str) -> None:
         super().__init__(message)
         self.kind = kind
+
+
+class KnownFailureRaised(ConformanceProblem):
+    """A failure of the kind a known-failure entry expects: the item's xfail marker takes it."""
 
 
 class _Item(pytest.Item):
@@ -168,7 +172,7 @@ class ConformanceItem(_Item):
         self.dtype, self.check, self.device = dtype, check, device
         self._line = case.line
         self.extra_keyword_matches.update({adapter.name, dtype, check.name, case.family})
-        self._add_static(
+        static = dict(
             case=case.id,
             file=case.file,
             line=case.line,
@@ -182,6 +186,26 @@ class ConformanceItem(_Item):
             check=check.name,
             variant=case.variant or None,
         )
+        settings: Settings = self.config.stash[SETTINGS_KEY]
+        self.known = known_failures.matching(settings.known_failures, static)
+        if self.known:
+            static["known_failures"] = [
+                {
+                    "id": e.id,
+                    "kind": list(e.failure.kind),
+                    "reason": e.failure.reason,
+                    "link": e.failure.link,
+                }
+                for e in self.known
+            ]
+            self.add_marker(
+                pytest.mark.xfail(
+                    reason=known_failures.describe(self.known),
+                    raises=KnownFailureRaised,
+                    strict=settings.strict_known_failures,
+                )
+            )
+        self._add_static(**static)
 
     def runtest(self) -> None:
         reason = _cached_unavailable(self.adapter) or _cached_device(self.adapter, self.device)
@@ -214,7 +238,17 @@ class ConformanceItem(_Item):
         if result.skip_reason:
             pytest.skip(result.skip_reason)
         if not result.passed:
-            raise ConformanceProblem(result.message, result.kind or "value")
+            kind = result.kind or "value"
+            expected = {k for e in self.known for k in e.failure.kind}
+            if kind in expected:
+                raise KnownFailureRaised(result.message, kind)
+            if self.known:
+                raise ConformanceProblem(
+                    f"{result.message}\n  known failure {', '.join(e.id for e in self.known)} "
+                    f"expects kind {sorted(expected)}, but this failure is of kind {kind!r}",
+                    kind,
+                )
+            raise ConformanceProblem(result.message, kind)
 
     def _failure_context(self, subject: Subject, result) -> dict:
         """What a report shows beside a failure: the case's YAML, its inputs, small arrays."""

@@ -8,6 +8,7 @@ every report (the xdist controller), and only when case items were collected.
 
 from __future__ import annotations
 
+import argparse
 import datetime as dt
 import importlib.metadata
 import os
@@ -18,12 +19,19 @@ from pathlib import Path
 
 import pytest
 
-from conformance import __version__
+from conformance import __version__, known_failures
 from conformance.items import SETTINGS_KEY, CaseFile
 from conformance.loader import CASE_SUFFIXES
 from conformance.report.junit import default_junitxml
 from conformance.report.publish import publish_after_run
-from conformance.results import RESULT_KEY, STATIC_KEY, ResultsCollector, counts, write_atomic
+from conformance.results import (
+    RESULT_KEY,
+    STATIC_KEY,
+    ResultsCollector,
+    counts,
+    is_case_nodeid,
+    write_atomic,
+)
 from conformance.settings import DEFAULT_RESULTS, Settings, env_list, split_list
 
 #: Distributions whose versions a run reports (frameworks and what they run on).
@@ -72,6 +80,28 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
     group.addoption("--no-results", action="store_true", help="do not write results.json")
     group.addoption(
+        "--known-failures",
+        action="append",
+        metavar="FILE",
+        help="YAML file of expected framework failures (repeatable; also CONFORMANCE_KNOWN_FAILURES)",
+    )
+    group.addoption(
+        "--no-builtin-known-failures",
+        action="store_true",
+        help="do not load the suite's own registry of known framework bugs",
+    )
+    group.addoption(
+        "--strict-known-failures",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="a known failure that now passes fails the run (default: on)",
+    )
+    group.addoption(
+        "--shard",
+        metavar="K/N",
+        help="run only the K-th of N deterministic shards of the items (CONFORMANCE_SHARD)",
+    )
+    group.addoption(
         "--property",
         type=int,
         metavar="N",
@@ -107,7 +137,51 @@ def _settings(config: pytest.Config) -> Settings:
             if opt.property is not None
             else os.environ.get("CONFORMANCE_PROPERTY") or 0
         ),
+        known_failure_files=[
+            Path(p) for p in split_list(opt.known_failures) + env_list("CONFORMANCE_KNOWN_FAILURES")
+        ],
+        builtin_known_failures=not opt.no_builtin_known_failures,
+        strict_known_failures=(
+            opt.strict_known_failures if opt.strict_known_failures is not None else True
+        ),
+        shard=_parse_shard(opt.shard or os.environ.get("CONFORMANCE_SHARD")),
     )
+
+
+def _known_failure_files(settings: Settings) -> list[Path]:
+    from conformance.known_failures import builtin_files
+
+    files = builtin_files() if settings.builtin_known_failures else []
+    return files + list(settings.known_failure_files)
+
+
+def _parse_shard(text: str | None) -> tuple[int, int] | None:
+    if not text:
+        return None
+    try:
+        k, n = (int(t) for t in text.split("/"))
+    except ValueError:
+        raise pytest.UsageError(f"--shard {text!r}: expected K/N, e.g. 1/4") from None
+    return k, n
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """``--shard K/N``: keep every N-th case item starting at the K-th, deterministically."""
+    settings: Settings = config.stash[SETTINGS_KEY]
+    if settings.shard is None:
+        return
+    k, n = settings.shard
+    keep, drop = [], []
+    position = 0
+    for item in items:
+        if not is_case_nodeid(item.nodeid):
+            keep.append(item)
+            continue
+        (keep if position % n == k - 1 else drop).append(item)
+        position += 1
+    if drop:
+        config.hook.pytest_deselected(items=drop)
+        items[:] = keep
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -215,10 +289,11 @@ class Recorder:
             else "no result reported (crashed worker?)"
         )
         records = self.collector.finalize(reason)
-        if settings.results_path is None or not records:
-            return
         if exitstatus == pytest.ExitCode.USAGE_ERROR:
             return  # nothing ran; keep whatever results.json a real run left
+        self.stale, self.inactive = known_failures.unmatched(settings.known_failures, records)
+        if settings.results_path is None or not records:
+            return
         write_atomic(
             settings.results_path, {"run": self.run_info(exitstatus, records), "records": records}
         )
@@ -248,9 +323,21 @@ class Recorder:
             "exitstatus": int(exitstatus),
             "collected": len(self.collector.collected or []),
             "counts": counts(records),
+            "known_failure_files": [str(p) for p in _known_failure_files(settings)],
+            "stale_known_failures": [
+                {"id": e.id, "source": e.source} for e in getattr(self, "stale", [])
+            ],
+            "inactive_known_failures": [e.id for e in getattr(self, "inactive", [])],
+            "shard": list(settings.shard) if settings.shard else None,
         }
 
     def pytest_terminal_summary(self, terminalreporter, exitstatus: int) -> None:
+        for entry in getattr(self, "stale", []):
+            terminalreporter.write_line(
+                f"warning: known failure {entry.id!r} ({entry.source}) matched no item: "
+                "remove it or fix its patterns",
+                yellow=True,
+            )
         settings: Settings = self.config.stash[SETTINGS_KEY]
         if settings.results_path is not None and self.collector.collected:
             terminalreporter.write_line(f"conformance results: {settings.results_path}")

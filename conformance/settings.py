@@ -45,6 +45,19 @@ class Settings:
     results_path: Path | None = Path(DEFAULT_RESULTS)
     variants: bool = True
     property_examples: int = 0
+    known_failure_files: list[Path] = field(default_factory=list)
+    builtin_known_failures: bool = True
+    strict_known_failures: bool = True
+    shard: tuple[int, int] | None = None  # (k, n), 1-based k
+
+    @cached_property
+    def known_failures(self) -> list:
+        from conformance import known_failures
+
+        files = (known_failures.builtin_files() if self.builtin_known_failures else []) + list(
+            self.known_failure_files
+        )
+        return known_failures.load(files)
 
     @cached_property
     def adapters(self) -> dict[str, Adapter]:
@@ -94,4 +107,10 @@ class Settings:
                 out.append(f"--dtype {d!r} is not one of {', '.join(FLOAT_DTYPES)}")
         if self.device not in ("cpu", "cuda"):
             out.append(f"--device {self.device!r} is not one of cpu, cuda")
+        if self.shard is not None and not 1 <= self.shard[0] <= self.shard[1]:
+            out.append(f"--shard {self.shard[0]}/{self.shard[1]}: K must be between 1 and N")
+        try:
+            _ = self.known_failures  # load now: a broken file is a usage error, not a crash
+        except Exception as exc:
+            out.append(f"known failures: {exc}")
         return out

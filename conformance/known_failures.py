@@ -1,0 +1,193 @@
+"""Known failures: expected framework bugs, matched by pattern and version, held to their kind.
+
+A known-failure file is YAML::
+
+    known_failures:
+      - id: numpyro-mvn-size1-value-batch
+        case: "cov-value-*"           # glob over the case id (variants end in +<variant>)
+        file: "*"                     # glob over the case file path
+        family: MultivariateNormal    # glob
+        framework: numpyro            # glob over the adapter name
+        version: "numpyro<=0.22.0"    # PEP 440 requirement on any installed distribution
+        dtype: "*"                    # also device, check (globs)
+        kind: raises                  # or a list: value, shape, dtype, nan, inf, grad, raises, …
+        reason: "_batch_mahalanobis computes sx // sL = 0 for a size-1 value dim"
+        link: https://github.com/…
+
+An item matching an entry is expected to fail *with that kind*: it is then xfailed, carrying
+the reason and link; a failure of another kind still fails; an item that passes is an XPASS,
+which fails the run under ``--strict-known-failures`` (the default). Entries that match no
+collected item are reported by name, so stale entries do not linger.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import importlib.metadata
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+from packaging.requirements import InvalidRequirement, Requirement
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from conformance.yaml_source import YamlError, load_located
+
+BUILTIN_DIR = Path(__file__).parent / "known_failures"
+PATTERN_FIELDS = ("case", "file", "family", "framework", "dtype", "device", "check")
+
+
+class KnownFailure(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str = Field(min_length=1)
+    case: str = "*"
+    file: str = "*"
+    family: str = "*"
+    framework: str = "*"
+    version: str | None = Field(default=None, description="PEP 440 requirement, e.g. numpyro<0.16")
+    dtype: str = "*"
+    device: str = "*"
+    check: str = "*"
+    kind: tuple[str, ...] = Field(description="The failure kind(s) this bug produces.")
+    reason: str = Field(min_length=1)
+    link: str | None = None
+
+    @field_validator("kind", mode="before")
+    @classmethod
+    def _listify(cls, value):
+        return (value,) if isinstance(value, str) else value
+
+    @field_validator("version")
+    @classmethod
+    def _requirement(cls, value: str | None) -> str | None:
+        if value is not None:
+            try:
+                Requirement(value)
+            except InvalidRequirement as exc:
+                raise ValueError(f"not a PEP 440 requirement: {exc}") from None
+        return value
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A loaded entry and where it came from."""
+
+    failure: KnownFailure
+    source: str  # file:line
+
+    @property
+    def id(self) -> str:
+        return self.failure.id
+
+
+class KnownFailuresError(ValueError):
+    """A known-failures file that cannot be used; names file and line."""
+
+
+def load(paths: Iterable[str | Path]) -> list[Entry]:
+    entries: list[Entry] = []
+    seen: dict[str, str] = {}
+    for path in paths:
+        path = Path(path)
+        try:
+            doc = load_located(path.read_bytes())
+        except (OSError, YamlError) as exc:
+            line = getattr(exc, "line", None)
+            raise KnownFailuresError(f"{path}{f':{line}' if line else ''}: {exc}") from None
+        data = doc.data or {}
+        if not isinstance(data, dict) or not isinstance(data.get("known_failures", []), list):
+            raise KnownFailuresError(f"{path}:1: expected a mapping with a 'known_failures:' list")
+        extra = sorted(set(data) - {"known_failures"})
+        if extra:
+            raise KnownFailuresError(f"{path}:{doc.line_of((extra[0],))}: unknown key {extra[0]!r}")
+        for i, raw in enumerate(data.get("known_failures", [])):
+            where = f"{path}:{doc.line_of(('known_failures', i))}"
+            try:
+                failure = KnownFailure.model_validate(raw)
+            except ValidationError as exc:
+                first = exc.errors()[0]
+                loc = ".".join(str(p) for p in first["loc"])
+                raise KnownFailuresError(f"{where}: {loc}: {first['msg']}") from None
+            if failure.id in seen:
+                raise KnownFailuresError(
+                    f"{where}: duplicate id {failure.id!r} (first at {seen[failure.id]})"
+                )
+            seen[failure.id] = where
+            entries.append(Entry(failure, where))
+    return entries
+
+
+def builtin_files() -> list[Path]:
+    return sorted(BUILTIN_DIR.glob("*.yaml"))
+
+
+@cache
+def _regex(pattern: str) -> re.Pattern:
+    return re.compile(fnmatch.translate(pattern))
+
+
+@cache
+def installed_version(distribution: str) -> str | None:
+    try:
+        return importlib.metadata.version(distribution)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+def version_applies(failure: KnownFailure) -> bool:
+    """Whether the entry's version requirement holds for what is installed here."""
+    if failure.version is None:
+        return True
+    requirement = Requirement(failure.version)
+    installed = installed_version(requirement.name)
+    if installed is None:
+        return False
+    return requirement.specifier.contains(installed, prereleases=True)
+
+
+def matches(failure: KnownFailure, static: Mapping[str, object]) -> bool:
+    """Whether an item (its static metadata: case, file, family, framework…) is this entry's."""
+    for name in PATTERN_FIELDS:
+        pattern = getattr(failure, name)
+        if pattern == "*":
+            continue
+        value = static.get(name)
+        if value is None or not _regex(pattern).match(str(value)):
+            return False
+    return True
+
+
+def matching(entries: Iterable[Entry], static: Mapping[str, object]) -> list[Entry]:
+    return [e for e in entries if version_applies(e.failure) and matches(e.failure, static)]
+
+
+def unmatched(entries: Iterable[Entry], records: list[dict]) -> tuple[list[Entry], list[Entry]]:
+    """(stale entries to warn about, entries whose version does not apply here).
+
+    An entry whose framework or family was not part of this run (filtered out) is neither.
+    """
+    frameworks = {r.get("framework") for r in records if r.get("framework")}
+    families = {r.get("family") for r in records if r.get("family")}
+    stale, inactive = [], []
+    for entry in entries:
+        f = entry.failure
+        if not version_applies(f):
+            inactive.append(entry)
+            continue
+        in_scope = any(_regex(f.framework).match(x) for x in frameworks) and any(
+            _regex(f.family).match(x) for x in families
+        )
+        if in_scope and not any(matches(f, r) for r in records):
+            stale.append(entry)
+    return stale, inactive
+
+
+def describe(entries: Iterable[Entry]) -> str:
+    parts = []
+    for e in entries:
+        link = f" ({e.failure.link})" if e.failure.link else ""
+        parts.append(f"known failure {e.id}: {e.failure.reason}{link}")
+    return "; ".join(parts)

@@ -1,0 +1,65 @@
+"""``conformance list``: what a run would collect, without running it.
+
+Collection goes through the real pytest plugin (same selection options, same case roots), and
+the items are summarised as family × framework counts and per-check totals — or listed by id.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+from collections import Counter
+from typing import Any
+
+import pytest
+
+
+class _Collected:
+    def __init__(self) -> None:
+        self.items: list[dict[str, Any]] = []
+
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        from conformance.results import STATIC_KEY
+
+        for item in session.items:
+            static = next((json.loads(v) for k, v in item.user_properties if k == STATIC_KEY), {})
+            self.items.append({"nodeid": item.nodeid, **static})
+
+
+def collect(pytest_args: list[str]) -> tuple[int, list[dict[str, Any]], str]:
+    """(pytest exit code, items' static metadata, pytest's own output)."""
+    collected = _Collected()
+    buffer = io.StringIO()
+    with contextlib.redirect_stdout(buffer):
+        code = pytest.main(
+            [*pytest_args, "--collect-only", "-q", "--no-results"], plugins=[collected]
+        )
+    return int(code), collected.items, buffer.getvalue()
+
+
+def summary(items: list[dict[str, Any]]) -> str:
+    frameworks = sorted({i.get("framework") for i in items if i.get("framework")})
+    families = sorted({i.get("family") for i in items if i.get("family")})
+    cells = Counter((i.get("family"), i.get("framework")) for i in items)
+    width = max([len("family"), *(len(f) for f in families)]) + 2
+    cols = [max(len(f), 6) + 2 for f in frameworks]
+    lines = [
+        "family".ljust(width) + "".join(f.rjust(c) for f, c in zip(frameworks, cols, strict=True))
+    ]
+    for family in families:
+        row = family.ljust(width)
+        for fw, c in zip(frameworks, cols, strict=True):
+            n = cells.get((family, fw), 0)
+            row += (str(n) if n else ".").rjust(c)
+        lines.append(row)
+    checks = Counter(i.get("check") for i in items)
+    lines.append("")
+    lines.append("checks: " + ", ".join(f"{k} {v}" for k, v in sorted(checks.items(), key=str)))
+    errors = sum(1 for i in items if i.get("check") == "load")
+    unsupported = checks.get("unsupported", 0)
+    lines.append(
+        f"{len(items)} items: {len(families)} families × {len(frameworks)} frameworks; "
+        f"{errors} case errors, {unsupported} unsupported"
+    )
+    return "\n".join(lines)

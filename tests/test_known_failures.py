@@ -1,0 +1,91 @@
+"""Known-failure entries: loading errors, pattern and version matching, kinds, stale entries."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conformance import known_failures as kf
+
+STATIC = {
+    "case": "cov-value-batch-larger+pad1",
+    "file": "cases/multivariate_normal.yaml",
+    "family": "MultivariateNormal",
+    "framework": "numpyro",
+    "dtype": "float32",
+    "device": "cpu",
+    "check": "log_prob",
+}
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "kf.yaml"
+    path.write_text(text)
+    return path
+
+
+def entry(**fields) -> kf.KnownFailure:
+    return kf.KnownFailure.model_validate({"id": "x", "kind": "raises", "reason": "r", **fields})
+
+
+def test_patterns_are_globs_over_static_metadata() -> None:
+    assert kf.matches(entry(case="cov-value-*", framework="numpyro"), STATIC)
+    assert kf.matches(entry(family="Multi*", check="log_prob", dtype="float32"), STATIC)
+    assert not kf.matches(entry(framework="torch"), STATIC)
+    assert not kf.matches(entry(case="cov-value-batch-larger"), STATIC)  # variants end in +…
+    assert not kf.matches(entry(dtype="float64"), STATIC)
+
+
+def test_version_requirements_use_pep_440_on_installed_distributions() -> None:
+    installed = kf.installed_version("numpyro")
+    assert kf.version_applies(entry(version=f"numpyro=={installed}"))
+    assert not kf.version_applies(entry(version="numpyro<0.1"))
+    assert kf.version_applies(entry(version="torch>=2.0"))  # local version 2.13.0+cpu included
+    assert not kf.version_applies(entry(version="not-a-distribution-xyz>=1"))
+
+
+def test_kind_accepts_one_or_many() -> None:
+    assert entry(kind="value").kind == ("value",)
+    assert entry(kind=["value", "grad"]).kind == ("value", "grad")
+
+
+@pytest.mark.parametrize(
+    ("text", "fragment"),
+    [
+        ("known_failures:\n  - id: a\n    kind: raises\n", ":2: reason: Field required"),
+        (
+            "known_failures:\n  - id: a\n    kind: raises\n    reason: r\n    version: 'numpyro<<1'\n",
+            "PEP 440",
+        ),
+        (
+            "known_failures:\n  - {id: a, kind: raises, reason: r}\n  - {id: a, kind: value, reason: s}\n",
+            ":3: duplicate id 'a'",
+        ),
+        ("known_failures: []\nknown_failure: []\n", ":2: unknown key 'known_failure'"),
+        ("known_failures:\n  - {id: a, kind: raises, reason: r, colour: red}\n", "colour"),
+        ("- nope\n", ":1: expected a mapping"),
+    ],
+)
+def test_bad_files_name_file_and_line(tmp_path: Path, text: str, fragment: str) -> None:
+    path = write(tmp_path, text)
+    with pytest.raises(kf.KnownFailuresError) as info:
+        kf.load([path])
+    assert str(path) in str(info.value) and fragment in str(info.value)
+
+
+def test_stale_and_inactive_entries() -> None:
+    records = [dict(STATIC)]
+    live = kf.Entry(entry(id="live", case="cov-*"), "f:1")
+    stale = kf.Entry(entry(id="stale", case="gone-*"), "f:2")
+    inactive = kf.Entry(entry(id="old", version="numpyro<0.1"), "f:3")
+    out_of_scope = kf.Entry(entry(id="torch-only", framework="torch"), "f:4")
+    got_stale, got_inactive = kf.unmatched([live, stale, inactive, out_of_scope], records)
+    assert [e.id for e in got_stale] == ["stale"]
+    assert [e.id for e in got_inactive] == ["old"]
+
+
+def test_builtin_registry_loads_and_every_entry_has_a_reason() -> None:
+    entries = kf.load(kf.builtin_files())
+    assert len(entries) >= 5
+    assert all(e.failure.reason and e.failure.kind for e in entries)
