@@ -53,7 +53,11 @@ class TorchAdapter(Adapter):
         primals = {k: value if k == "value" else params[k] for k in wrt}
         if method == "grad":
             leaves = {k: v.detach().clone().requires_grad_(True) for k, v in primals.items()}
-            grads = torch.autograd.grad(objective(leaves), list(leaves.values()), allow_unused=True)
+            # An input log_prob does not use differentiably (Uniform's value, read only by
+            # comparisons) gets None, which torch documents as a zero gradient: materialise it.
+            grads = torch.autograd.grad(
+                objective(leaves), list(leaves.values()), allow_unused=True, materialize_grads=True
+            )
             return dict(zip(leaves, grads, strict=True))
         if method == "grad_functional":
             return dict(torch.func.grad(objective)(primals))
@@ -145,7 +149,7 @@ class TorchAdapter(Adapter):
         with self.no_validation():
             lp = compiled(merged, leaves.get("value", value))
         grads = torch.autograd.grad(
-            (lp * cotangent).sum(), list(leaves.values()), allow_unused=True
+            (lp * cotangent).sum(), list(leaves.values()), allow_unused=True, materialize_grads=True
         )
         return dict(zip(leaves, grads, strict=True))
 

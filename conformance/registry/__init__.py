@@ -57,7 +57,17 @@ class Binding(BaseModel):
         description="Per-input gradient structure where this binding only reads part of a matrix "
         "(e.g. {covariance_matrix: diagonal} for a DiagLinearOperator).",
     )
+    value_dtypes: tuple[Literal["float", "int32", "int64", "bool"], ...] | None = Field(
+        default=None,
+        description="Declared convention: the value dtypes this binding accepts (a case's "
+        "value_dtype). For a case with another value dtype every check holds the binding to "
+        "raising TypeError from log_prob (e.g. NumPyro's Categorical gathers with the value "
+        "and needs integer indices). Default: every value dtype.",
+    )
     note: str = ""
+
+    def accepts_value_dtype(self, value_dtype: str) -> bool:
+        return self.value_dtypes is None or value_dtype in self.value_dtypes
 
     def covers(self, parametrization: str) -> bool:
         return self.parametrizations is None or parametrization in self.parametrizations

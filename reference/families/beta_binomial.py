@@ -1,0 +1,65 @@
+"""BetaBinomial(concentration1 α, concentration0 β, total_count n) — NumPyro only.
+
+    P(k) = C(n, k) · B(k + α, n - k + β) / B(α, β),  k = 0, …, n
+
+(scipy's ``betabinom(n, a=α, b=β)``), as rising factorials:
+
+    log C(n, k) + log (α)_k + log (β)_(n-k) - log (α+β)_n
+
+each from :func:`~reference.families.binomial.log_rising`, so α, β in the hundreds do not cost
+the eps·lgamma(α) that a difference of betaln values would.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from reference.core import Arrays, Family, Options, ParamInfo, ValueInfo
+from reference.families.binomial import digamma_diff, log_binomial_coefficient, log_rising
+
+
+class BetaBinomial(Family):
+    def _in_support(self, params: Arrays, value: np.ndarray, parametrization: str) -> np.ndarray:
+        ok = super()._in_support(params, value, parametrization)
+        return ok & (value <= params["total_count"])
+
+    def _log_prob(
+        self, params: Arrays, value: np.ndarray, parametrization: str, options: Options
+    ) -> np.ndarray:
+        a, b, n = params["concentration1"], params["concentration0"], params["total_count"]
+        k = value
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return (
+                log_binomial_coefficient(n, k)
+                + log_rising(a, k)
+                + log_rising(b, n - k)
+                - log_rising(a + b, n)
+            )
+
+    def _grad(
+        self, params: Arrays, value: np.ndarray, parametrization: str, options: Options
+    ) -> dict[str, np.ndarray]:
+        a, b, n = params["concentration1"], params["concentration0"], params["total_count"]
+        k = value
+        common = digamma_diff(a + b, n)
+        return {
+            "concentration1": digamma_diff(a, k) - common,
+            "concentration0": digamma_diff(b, n - k) - common,
+        }
+
+    def _sample(self, params, shape, rng, parametrization):
+        p = rng.beta(params["concentration1"], params["concentration0"])
+        return np.asarray(rng.binomial(params["total_count"].astype(np.int64), p), np.float64)
+
+
+BETA_BINOMIAL = BetaBinomial(
+    name="BetaBinomial",
+    parametrizations={
+        "concentration": {
+            "concentration1": ParamInfo(0, "positive"),
+            "concentration0": ParamInfo(0, "positive"),
+            "total_count": ParamInfo(0, "nonnegative_integer", integer=True),
+        }
+    },
+    value=ValueInfo(0, "nonnegative_integer", discrete=True),
+)

@@ -1,0 +1,111 @@
+"""Categorical by ``probs`` or ``logits``; support {0, …, K-1}.
+
+Also home of the helpers every family with a vector of category weights shares (OneHot-,
+Multinomial, RelaxedOneHotCategorical, MixtureSameFamily), so the one convention that differs
+between frameworks is written once:
+
+``normalize_probs`` — torch divides ``probs`` by their sum; NumPyro's CategoricalProbs and
+MultinomialProbs take them as given. Both accept any ``probs`` within 1e-6 of the simplex
+(their validation tolerance), so on such inputs the two genuinely differ by up to 1e-6 in
+log_prob — invisible in float32, far outside the float64 tolerance. The default is the
+mathematical definition (weights as given); a binding declares ``normalize_probs: true``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import special
+
+from reference.core import Arrays, Family, Options, ParamInfo, ValueInfo
+
+NORMALIZE_OPTION: dict[str, tuple] = {"normalize_probs": (False, True)}
+
+
+def category_log_probs(weights: np.ndarray, kind: str, normalize: bool) -> np.ndarray:
+    """log q_k along the last axis from ``probs`` or ``logits`` (always normalised for logits)."""
+    if kind == "probs":
+        p = weights / weights.sum(-1, keepdims=True) if normalize else weights
+        return np.log(p)
+    return weights - special.logsumexp(weights, axis=-1, keepdims=True)
+
+
+def category_log_probs_vjp(
+    weights: np.ndarray, kind: str, normalize: bool, counts: np.ndarray
+) -> np.ndarray:
+    """∂/∂weights of Σ_k counts_k · log q_k (counts: one-hot, counts, responsibilities…).
+
+    A zero count next to a zero probability contributes nothing (its term is 0·log 0 = 0).
+    """
+    total = counts.sum(-1, keepdims=True)
+    if kind == "probs":
+        with np.errstate(divide="ignore", invalid="ignore"):
+            g = np.where(counts == 0, 0.0, counts / weights)
+        if normalize:
+            g = g - total / weights.sum(-1, keepdims=True)
+        return g
+    return counts - total * special.softmax(weights, axis=-1)
+
+
+def index_of(value: np.ndarray, k: int) -> np.ndarray:
+    """Category indices usable for gathering: values outside {0..K-1} are clipped (the base
+    class sets their log_prob to -inf afterwards)."""
+    return np.clip(np.nan_to_num(np.floor(value), nan=0.0), 0, k - 1).astype(np.intp)
+
+
+def one_hot(index: np.ndarray, k: int) -> np.ndarray:
+    return (index[..., None] == np.arange(k)).astype(np.float64)
+
+
+def sample_categories(log_q: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One draw per leading index of ``log_q`` (categories on the last axis), by inverse CDF."""
+    cdf = np.cumsum(np.exp(log_q), axis=-1)
+    u = rng.random(log_q.shape[:-1])[..., None] * cdf[..., -1:]
+    return np.minimum((cdf < u).sum(-1), log_q.shape[-1] - 1).astype(np.float64)
+
+
+def weights_of(params: Arrays) -> tuple[np.ndarray, str]:
+    """The category weights and whether they are ``probs`` or ``logits``."""
+    kind = "probs" if "probs" in params else "logits"
+    return np.asarray(params[kind]), kind
+
+
+class Categorical(Family):
+    def _event_shape(self, params: Arrays, parametrization: str | None) -> tuple[int, ...]:
+        return ()
+
+    def _in_support(self, params: Arrays, value: np.ndarray, parametrization: str) -> np.ndarray:
+        weights, _ = weights_of(params)
+        return super()._in_support(params, value, parametrization) & (
+            value <= weights.shape[-1] - 1
+        )
+
+    def _log_prob(
+        self, params: Arrays, value: np.ndarray, parametrization: str, options: Options
+    ) -> np.ndarray:
+        weights, kind = weights_of(params)
+        log_q = category_log_probs(weights, kind, options.get("normalize_probs", False))
+        idx = index_of(value, weights.shape[-1])
+        return np.take_along_axis(log_q, idx[..., None], axis=-1)[..., 0]
+
+    def _grad(
+        self, params: Arrays, value: np.ndarray, parametrization: str, options: Options
+    ) -> dict[str, np.ndarray]:
+        weights, kind = weights_of(params)
+        counts = one_hot(index_of(value, weights.shape[-1]), weights.shape[-1])
+        normalize = options.get("normalize_probs", False)
+        return {kind: category_log_probs_vjp(weights, kind, normalize, counts)}
+
+    def _sample(self, params, shape, rng, parametrization):
+        weights, kind = weights_of(params)
+        return sample_categories(category_log_probs(weights, kind, True), rng)
+
+
+CATEGORICAL = Categorical(
+    name="Categorical",
+    parametrizations={
+        "probs": {"probs": ParamInfo(1, "simplex")},
+        "logits": {"logits": ParamInfo(1, "real_vector")},
+    },
+    value=ValueInfo(0, "nonnegative_integer", discrete=True),
+    options=dict(NORMALIZE_OPTION),
+)

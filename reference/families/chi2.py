@@ -1,0 +1,39 @@
+"""Chi2(df) = Gamma(df/2, rate 1/2) on [0, ∞); ``support_lower`` as for Gamma (NumPyro: open)."""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import special
+
+from reference.core import Arrays, Family, Options, ParamInfo, ValueInfo
+from reference.families.gamma import SUPPORT_LOWER, exclude_zero, gamma_log_density
+
+LOG_HALF = np.log(0.5)
+
+
+class Chi2(Family):
+    def _log_prob(
+        self, params: Arrays, value: np.ndarray, parametrization: str, options: Options
+    ) -> np.ndarray:
+        logp = gamma_log_density(0.5 * params["df"], np.full_like(value, 0.5), value)
+        return exclude_zero(logp, value, options)
+
+    def _grad(
+        self, params: Arrays, value: np.ndarray, parametrization: str, options: Options
+    ) -> dict[str, np.ndarray]:
+        half_df = 0.5 * params["df"]
+        return {
+            "df": 0.5 * (np.log(value) + LOG_HALF - special.digamma(half_df)),
+            "value": (half_df - 1.0) / value - 0.5,
+        }
+
+    def _sample(self, params, shape, rng, parametrization):
+        return rng.chisquare(params["df"], size=shape)
+
+
+CHI2 = Chi2(
+    name="Chi2",
+    parametrizations={"df": {"df": ParamInfo(0, "positive")}},
+    value=ValueInfo(0, "nonnegative"),
+    options=dict(SUPPORT_LOWER),
+)

@@ -1,0 +1,63 @@
+"""DirichletMultinomial(concentration α, total_count n) — NumPyro only.
+
+    P(x) = n! Γ(α₀) / Γ(n + α₀) · Π_k Γ(x_k + α_k) / (x_k! Γ(α_k)),  Σ x_k = n, α₀ = Σ α_k
+
+(scipy's ``dirichlet_multinomial``), written as a multinomial coefficient times rising
+factorials, log n!/Πx_k! + Σ log (α_k)_(x_k) - log (α₀)_n, so no difference of large log-gammas
+cancels (see :mod:`reference.families.binomial`). ``total_count`` may be batched (NumPyro takes
+an array).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from reference.core import Arrays, Family, Options, ParamInfo, ValueInfo
+from reference.families.binomial import digamma_diff, log_rising
+from reference.families.multinomial import log_multinomial_coefficient
+
+
+class DirichletMultinomial(Family):
+    def _event_shape(self, params: Arrays, parametrization: str | None) -> tuple[int, ...]:
+        return (np.shape(params["concentration"])[-1],)
+
+    def _in_support(self, params: Arrays, value: np.ndarray, parametrization: str) -> np.ndarray:
+        ok = super()._in_support(params, value, parametrization)
+        return ok & (value.sum(-1) == params["total_count"])
+
+    def _log_prob(
+        self, params: Arrays, value: np.ndarray, parametrization: str, options: Options
+    ) -> np.ndarray:
+        alpha, n = params["concentration"], params["total_count"]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            rising = log_rising(alpha, value).sum(-1) - log_rising(alpha.sum(-1), n)
+        return log_multinomial_coefficient(value) + rising
+
+    def _grad(
+        self, params: Arrays, value: np.ndarray, parametrization: str, options: Options
+    ) -> dict[str, np.ndarray]:
+        alpha, n = params["concentration"], params["total_count"]
+        total = alpha.sum(-1, keepdims=True)
+        d = digamma_diff(alpha, value) - digamma_diff(total, n[..., None])
+        return {"concentration": d}
+
+    def _sample(self, params, shape, rng, parametrization):
+        g = rng.gamma(params["concentration"])
+        p = g / g.sum(-1, keepdims=True)
+        n = params["total_count"].astype(np.int64)
+        out = np.empty(p.shape)
+        for idx in np.ndindex(*shape):
+            out[idx] = rng.multinomial(n[idx], p[idx])
+        return out
+
+
+DIRICHLET_MULTINOMIAL = DirichletMultinomial(
+    name="DirichletMultinomial",
+    parametrizations={
+        "concentration": {
+            "concentration": ParamInfo(1, "positive"),
+            "total_count": ParamInfo(0, "nonnegative_integer", integer=True),
+        }
+    },
+    value=ValueInfo(1, "nonnegative_integer", discrete=True),
+)

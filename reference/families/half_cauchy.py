@@ -1,0 +1,42 @@
+"""HalfCauchy(scale) on [0, ∞): twice the Cauchy(0, scale) density.
+
+Declared convention ``support_lower``: torch's support is ``[0, ∞)`` (``closed``); NumPyro's is
+``(0, ∞)`` and it returns -inf at 0 (``open``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from reference.core import Arrays, Family, Options, ParamInfo, ValueInfo
+from reference.families.cauchy import cauchy_scale_score, cauchy_score, log1p_square
+from reference.families.gamma import SUPPORT_LOWER, exclude_zero
+
+LOG_2_OVER_PI = np.log(2.0 / np.pi)
+
+
+class HalfCauchy(Family):
+    def _log_prob(
+        self, params: Arrays, value: np.ndarray, parametrization: str, options: Options
+    ) -> np.ndarray:
+        scale = params["scale"]
+        logp = LOG_2_OVER_PI - np.log(scale) - log1p_square(value, scale)
+        return exclude_zero(logp, value, options)
+
+    def _grad(
+        self, params: Arrays, value: np.ndarray, parametrization: str, options: Options
+    ) -> dict[str, np.ndarray]:
+        scale = params["scale"]
+        z = value / scale
+        return {"scale": cauchy_scale_score(z) / scale, "value": -cauchy_score(z) / scale}
+
+    def _sample(self, params, shape, rng, parametrization):
+        return np.abs(params["scale"] * rng.standard_cauchy(size=shape))
+
+
+HALF_CAUCHY = HalfCauchy(
+    name="HalfCauchy",
+    parametrizations={"scale": {"scale": ParamInfo(0, "positive")}},
+    value=ValueInfo(0, "nonnegative"),
+    options=dict(SUPPORT_LOWER),
+)

@@ -1,0 +1,41 @@
+"""HalfNormal(scale) on [0, ∞): twice the Normal(0, scale) density.
+
+Declared convention ``support_lower``: torch's support is ``[0, ∞)`` (``closed``); NumPyro's is
+``(0, ∞)`` and it returns -inf at 0 (``open``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from reference.core import Arrays, Family, Options, ParamInfo, ValueInfo
+from reference.families.gamma import SUPPORT_LOWER, exclude_zero
+
+HALF_LOG_2_OVER_PI = 0.5 * np.log(2.0 / np.pi)
+
+
+class HalfNormal(Family):
+    def _log_prob(
+        self, params: Arrays, value: np.ndarray, parametrization: str, options: Options
+    ) -> np.ndarray:
+        scale = params["scale"]
+        z = value / scale
+        return exclude_zero(HALF_LOG_2_OVER_PI - np.log(scale) - 0.5 * z * z, value, options)
+
+    def _grad(
+        self, params: Arrays, value: np.ndarray, parametrization: str, options: Options
+    ) -> dict[str, np.ndarray]:
+        scale = params["scale"]
+        z = value / scale
+        return {"scale": (z * z - 1.0) / scale, "value": -z / scale}
+
+    def _sample(self, params, shape, rng, parametrization):
+        return np.abs(params["scale"] * rng.standard_normal(shape))
+
+
+HALF_NORMAL = HalfNormal(
+    name="HalfNormal",
+    parametrizations={"scale": {"scale": ParamInfo(0, "positive")}},
+    value=ValueInfo(0, "nonnegative"),
+    options=dict(SUPPORT_LOWER),
+)

@@ -1,0 +1,39 @@
+"""Laplace(loc, scale) on the real line. At x = loc the value gradient is taken as 0 (the
+symmetric difference quotient there), the subgradient every framework's autodiff returns for
+|x|."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from reference.core import Arrays, Family, Options, ParamInfo, ValueInfo
+
+LOG_2 = np.log(2.0)
+
+
+class Laplace(Family):
+    def _log_prob(
+        self, params: Arrays, value: np.ndarray, parametrization: str, options: Options
+    ) -> np.ndarray:
+        scale = params["scale"]
+        return -LOG_2 - np.log(scale) - np.abs(value - params["loc"]) / scale
+
+    def _grad(
+        self, params: Arrays, value: np.ndarray, parametrization: str, options: Options
+    ) -> dict[str, np.ndarray]:
+        scale = params["scale"]
+        d = value - params["loc"]
+        sign = np.sign(d) / scale
+        return {"loc": sign, "scale": (np.abs(d) / scale - 1.0) / scale, "value": -sign}
+
+    def _sample(self, params, shape, rng, parametrization):
+        return rng.laplace(params["loc"], params["scale"], size=shape)
+
+
+LAPLACE = Laplace(
+    name="Laplace",
+    parametrizations={
+        "loc_scale": {"loc": ParamInfo(0, "real"), "scale": ParamInfo(0, "positive")},
+    },
+    value=ValueInfo(0, "real"),
+)

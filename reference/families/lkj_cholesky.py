@@ -1,0 +1,128 @@
+"""LKJCholesky(dimension d, concentration η): Cholesky factors L of LKJ correlation matrices.
+
+The density is with respect to Lebesgue measure on L's strictly-lower entries (each row a point
+on a hemisphere, parametrised by its first i-1 entries):
+
+    log p(L) = Σ_{i=2..d} (d - i + 2η - 2)·log L_ii - log c_d(η)
+
+— det(LLᵀ)^(η-1) = Π L_ii^(2η-2) times the Jacobian Π L_ii^(d-i) of L ↦ LLᵀ. The normaliser is
+Lewandowski, Kurowicka & Joe (2009), in its multivariate-gamma form:
+
+    log c_d(η) = (d-1)/2·log π + log Γ_{d-1}(η + (d-2)/2) - (d-1)·log Γ(η + (d-1)/2)
+
+(tests check it against the paper's vine product and against quadrature). ``dimension`` is a
+static Python int (torch and NumPyro index with it) and must be at least 2.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import special
+
+from reference.core import Arrays, Family, Options, OracleError, ParamInfo, ValueInfo
+
+LOG_PI = np.log(np.pi)
+
+
+def log_multivariate_gamma(a: np.ndarray, p: int) -> np.ndarray:
+    """log Γ_p(a) = p(p-1)/4·log π + Σ_{j=1..p} log Γ(a + (1-j)/2), elementwise in ``a``."""
+    j = np.arange(1, p + 1)
+    return 0.25 * p * (p - 1) * LOG_PI + special.gammaln(a[..., None] + 0.5 * (1 - j)).sum(-1)
+
+
+def _dim(params: Arrays) -> int:
+    return int(np.asarray(params["dimension"]))
+
+
+def log_lkj_normalizer(eta: np.ndarray, d: int) -> np.ndarray:
+    alpha = eta + 0.5 * (d - 1)
+    return (
+        0.5 * (d - 1) * LOG_PI
+        + log_multivariate_gamma(alpha - 0.5, d - 1)
+        - (d - 1) * special.gammaln(alpha)
+    )
+
+
+def _orders(eta: np.ndarray, d: int) -> np.ndarray:
+    """The exponents d - i + 2η - 2 of L_ii for i = 2..d (last axis)."""
+    i = np.arange(2, d + 1)
+    return (d - i) + 2.0 * eta[..., None] - 2.0
+
+
+class LKJCholesky(Family):
+    def _event_shape(self, params: Arrays, parametrization: str | None) -> tuple[int, ...]:
+        d = _dim(params)
+        return (d, d)
+
+    def log_prob_shape(
+        self, params: Arrays, value: np.ndarray, parametrization: str | None = None
+    ) -> tuple[int, ...]:
+        """As the base class; but with no valid dimension (d < 2: no distribution, log_prob is
+        NaN) the value's own trailing (n, n) is taken as the event. Shape-only case validation
+        passes a placeholder 0 for every parameter, static ones included, and a literal value
+        of shape (..., d, d) must still validate."""
+        if _dim(params) >= 2:
+            return super().log_prob_shape(params, value, parametrization)
+        batch = self.batch_shape(params, parametrization)
+        vshape = np.shape(value)
+        if len(vshape) < 2 or vshape[-1] != vshape[-2]:
+            raise OracleError(f"LKJCholesky: value shape {vshape} is not (..., n, n)")
+        try:
+            return tuple(np.broadcast_shapes(vshape[:-2], batch))
+        except ValueError:
+            raise OracleError(
+                f"LKJCholesky: value batch shape {vshape[:-2]} does not broadcast with {batch}"
+            ) from None
+
+    def _params_valid(self, params: Arrays, parametrization: str) -> np.ndarray:
+        return super()._params_valid(params, parametrization) & (_dim(params) >= 2)
+
+    def _log_prob(
+        self, params: Arrays, value: np.ndarray, parametrization: str, options: Options
+    ) -> np.ndarray:
+        d, eta = _dim(params), params["concentration"]
+        if d < 2:
+            return np.full(eta.shape, np.nan)
+        diag = np.diagonal(value, axis1=-2, axis2=-1)[..., 1:]
+        return (_orders(eta, d) * np.log(diag)).sum(-1) - log_lkj_normalizer(eta, d)
+
+    def _grad(
+        self, params: Arrays, value: np.ndarray, parametrization: str, options: Options
+    ) -> dict[str, np.ndarray]:
+        d, eta = _dim(params), params["concentration"]
+        alpha = eta + 0.5 * (d - 1)
+        j = np.arange(1, d)
+        d_norm = special.digamma(alpha[..., None] - 0.5 + 0.5 * (1 - j)).sum(-1) - (
+            d - 1
+        ) * special.digamma(alpha)
+        diag = np.diagonal(value, axis1=-2, axis2=-1)
+        d_value = np.zeros(value.shape)
+        idx = np.arange(1, d)
+        d_value[..., idx, idx] = _orders(eta, d) / diag[..., 1:]
+        return {"concentration": 2.0 * np.log(diag[..., 1:]).sum(-1) - d_norm, "value": d_value}
+
+    def _sample(self, params, shape, rng, parametrization):
+        """The onion method (LKJ 2009, §3.2), as torch and NumPyro draw."""
+        d, eta = _dim(params), params["concentration"]
+        offset = np.concatenate([[0.0], np.arange(d - 1, dtype=np.float64)])
+        beta_a = offset + 0.5
+        beta_b = eta[..., None] + 0.5 * (d - 2) - 0.5 * offset
+        y = rng.beta(beta_a, beta_b)[..., None]
+        u = np.tril(rng.standard_normal((*shape, d, d)), -1)
+        norms = np.linalg.norm(u, axis=-1, keepdims=True)
+        u = np.divide(u, norms, out=np.zeros_like(u), where=norms > 0)
+        w = np.sqrt(y) * u
+        diag = np.sqrt(np.clip(1.0 - (w * w).sum(-1), np.finfo(float).tiny, None))
+        return w + diag[..., None] * np.eye(d)
+
+
+LKJ_CHOLESKY = LKJCholesky(
+    name="LKJCholesky",
+    parametrizations={
+        "concentration": {
+            "dimension": ParamInfo(0, "positive_integer", integer=True, static=True),
+            "concentration": ParamInfo(0, "positive"),
+        }
+    },
+    value=ValueInfo(2, "corr_cholesky"),
+)

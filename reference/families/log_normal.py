@@ -1,0 +1,43 @@
+"""LogNormal(loc, scale): exp of Normal(loc, scale); support (0, ∞) in both frameworks (the
+density tends to 0 at 0, and x = 0 is outside the support, not a boundary point)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from reference.core import Arrays, Family, Options, ParamInfo, ValueInfo
+
+HALF_LOG_2PI = 0.5 * np.log(2.0 * np.pi)
+
+
+class LogNormal(Family):
+    def _log_prob(
+        self, params: Arrays, value: np.ndarray, parametrization: str, options: Options
+    ) -> np.ndarray:
+        scale = params["scale"]
+        log_x = np.log(value)
+        z = (log_x - params["loc"]) / scale
+        return -0.5 * z * z - np.log(scale) - HALF_LOG_2PI - log_x
+
+    def _grad(
+        self, params: Arrays, value: np.ndarray, parametrization: str, options: Options
+    ) -> dict[str, np.ndarray]:
+        scale = params["scale"]
+        z = (np.log(value) - params["loc"]) / scale
+        return {
+            "loc": z / scale,
+            "scale": (z * z - 1.0) / scale,
+            "value": -(1.0 + z / scale) / value,
+        }
+
+    def _sample(self, params, shape, rng, parametrization):
+        return np.exp(params["loc"] + params["scale"] * rng.standard_normal(shape))
+
+
+LOG_NORMAL = LogNormal(
+    name="LogNormal",
+    parametrizations={
+        "loc_scale": {"loc": ParamInfo(0, "real"), "scale": ParamInfo(0, "positive")},
+    },
+    value=ValueInfo(0, "positive"),
+)

@@ -1,0 +1,80 @@
+"""LowRankMultivariateNormal(loc, cov_factor W, cov_diag D): covariance Σ = W Wᵀ + diag(D).
+
+The oracle factors the dense Σ in float64 (event sizes in cases are small); frameworks use the
+Woodbury/capacitance form, so a diff measures their arithmetic against the exact density.
+Gradients are closed forms with w = Σ⁻¹(x - μ): ∂/∂μ = w, ∂/∂W = (w wᵀ - Σ⁻¹) W,
+∂/∂D = ½(w² - diag Σ⁻¹), ∂/∂x = -w.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from reference.core import Arrays, Family, Options, OracleError, ParamInfo, ValueInfo
+
+LOG_2PI = np.log(2.0 * np.pi)
+
+
+def low_rank_covariance(cov_factor: np.ndarray, cov_diag: np.ndarray) -> np.ndarray:
+    """W Wᵀ + diag(D). Where D is not positive (an invalid-parameter case, whose log_prob the
+    base class sets to NaN) D = 1 stands in, so the factorisation of the other elements runs."""
+    safe = np.where(np.isfinite(cov_diag) & (cov_diag > 0), cov_diag, 1.0)
+    factor = np.where(np.isfinite(cov_factor), cov_factor, 0.0)
+    outer = factor @ np.swapaxes(factor, -1, -2)
+    return outer + safe[..., :, None] * np.eye(cov_diag.shape[-1])
+
+
+class LowRankMultivariateNormal(Family):
+    def _event_shape(self, params: Arrays, parametrization: str | None) -> tuple[int, ...]:
+        n = np.shape(params["loc"])[-1]
+        w, d = np.shape(params["cov_factor"]), np.shape(params["cov_diag"])
+        if w[-2] != n or d[-1] != n:
+            raise OracleError(
+                f"LowRankMultivariateNormal: loc has event size {n}, so cov_factor must be "
+                f"(..., {n}, rank) and cov_diag (..., {n}); got {w} and {d}"
+            )
+        return (n,)
+
+    def _log_prob(
+        self, params: Arrays, value: np.ndarray, parametrization: str, options: Options
+    ) -> np.ndarray:
+        cov = low_rank_covariance(params["cov_factor"], params["cov_diag"])
+        chol = np.linalg.cholesky(cov)
+        z = np.linalg.solve(chol, (value - params["loc"])[..., None])[..., 0]
+        half_logdet = np.log(np.diagonal(chol, axis1=-2, axis2=-1)).sum(-1)
+        return -0.5 * (value.shape[-1] * LOG_2PI + (z * z).sum(-1)) - half_logdet
+
+    def _grad(
+        self, params: Arrays, value: np.ndarray, parametrization: str, options: Options
+    ) -> dict[str, np.ndarray]:
+        factor = params["cov_factor"]
+        cov = low_rank_covariance(factor, params["cov_diag"])
+        inv = np.linalg.inv(cov)
+        w = np.einsum("...ij,...j->...i", inv, value - params["loc"])
+        outer = w[..., :, None] * w[..., None, :]
+        return {
+            "loc": w,
+            "cov_factor": (outer - inv) @ factor,
+            "cov_diag": 0.5 * (w * w - np.diagonal(inv, axis1=-2, axis2=-1)),
+            "value": -w,
+        }
+
+    def _sample(self, params, shape, rng, parametrization):
+        factor = params["cov_factor"]
+        z_rank = rng.standard_normal((*shape, factor.shape[-1]))
+        z_diag = rng.standard_normal((*shape, factor.shape[-2]))
+        low = np.einsum("...ij,...j->...i", factor, z_rank)
+        return params["loc"] + low + np.sqrt(params["cov_diag"]) * z_diag
+
+
+LOW_RANK_MULTIVARIATE_NORMAL = LowRankMultivariateNormal(
+    name="LowRankMultivariateNormal",
+    parametrizations={
+        "cov_factor": {
+            "loc": ParamInfo(1, "real"),
+            "cov_factor": ParamInfo(2, "real"),
+            "cov_diag": ParamInfo(1, "positive"),
+        }
+    },
+    value=ValueInfo(1, "real_vector"),
+)

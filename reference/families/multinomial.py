@@ -1,0 +1,78 @@
+"""Multinomial(total_count, probs | logits): counts over K categories summing to total_count.
+
+``total_count`` is static: torch's Multinomial takes one Python int for the whole batch
+(``NotImplementedError: inhomogeneous total_count`` otherwise), so cases give one number and it
+is never broadcast. Torch normalises ``probs``; NumPyro does not (option ``normalize_probs``,
+see :mod:`reference.families.categorical`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from reference.core import Arrays, Family, Options, ParamInfo, ValueInfo
+from reference.families.binomial import log_binomial_coefficient
+from reference.families.categorical import (
+    NORMALIZE_OPTION,
+    category_log_probs,
+    category_log_probs_vjp,
+    weights_of,
+)
+
+
+def log_multinomial_coefficient(value: np.ndarray) -> np.ndarray:
+    """log n! / Π x_k! over the last axis, n = Σ x_k, as Σ_k log C(x_1+…+x_k, x_k).
+
+    Each binomial coefficient comes from :func:`log_binomial_coefficient` (running sums as n),
+    so no difference of large log-factorials cancels.
+    """
+    running = np.cumsum(value, axis=-1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return log_binomial_coefficient(running, value).sum(-1)
+
+
+class Multinomial(Family):
+    def _event_shape(self, params: Arrays, parametrization: str | None) -> tuple[int, ...]:
+        weights, _ = weights_of(params)
+        return (np.shape(weights)[-1],)
+
+    def _in_support(self, params: Arrays, value: np.ndarray, parametrization: str) -> np.ndarray:
+        ok = super()._in_support(params, value, parametrization)
+        return ok & (value.sum(-1) == params["total_count"])
+
+    def _log_prob(
+        self, params: Arrays, value: np.ndarray, parametrization: str, options: Options
+    ) -> np.ndarray:
+        weights, kind = weights_of(params)
+        log_q = category_log_probs(weights, kind, options.get("normalize_probs", False))
+        # x·log q with 0·log 0 = 0: a category of probability 0 that is never drawn is fine.
+        powers = np.where(value == 0, 0.0, value * log_q).sum(-1)
+        return log_multinomial_coefficient(value) + powers
+
+    def _grad(
+        self, params: Arrays, value: np.ndarray, parametrization: str, options: Options
+    ) -> dict[str, np.ndarray]:
+        weights, kind = weights_of(params)
+        normalize = options.get("normalize_probs", False)
+        return {kind: category_log_probs_vjp(weights, kind, normalize, value)}
+
+    def _sample(self, params, shape, rng, parametrization):
+        weights, kind = weights_of(params)
+        q = np.exp(category_log_probs(weights, kind, True))
+        n = int(params["total_count"])
+        out = np.empty(q.shape)
+        for idx in np.ndindex(*shape):
+            out[idx] = rng.multinomial(n, q[idx] / q[idx].sum())
+        return out
+
+
+_COUNT = ParamInfo(0, "nonnegative_integer", integer=True, static=True)
+MULTINOMIAL = Multinomial(
+    name="Multinomial",
+    parametrizations={
+        "probs": {"total_count": _COUNT, "probs": ParamInfo(1, "simplex")},
+        "logits": {"total_count": _COUNT, "logits": ParamInfo(1, "real_vector")},
+    },
+    value=ValueInfo(1, "nonnegative_integer", discrete=True),
+    options=dict(NORMALIZE_OPTION),
+)

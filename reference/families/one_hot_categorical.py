@@ -1,0 +1,63 @@
+"""OneHotCategorical by ``probs`` or ``logits``: the Categorical as one-hot vectors of size K.
+
+The support is {e_0, …, e_{K-1}}: vectors of zeros and ones summing to 1 (declared as
+``boolean`` elementwise, with the sum tested here). Torch normalises ``probs`` as its
+Categorical does (see :mod:`reference.families.categorical`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from reference.core import Arrays, Family, Options, ParamInfo, ValueInfo
+from reference.families.categorical import (
+    NORMALIZE_OPTION,
+    category_log_probs,
+    category_log_probs_vjp,
+    one_hot,
+    sample_categories,
+    weights_of,
+)
+
+
+class OneHotCategorical(Family):
+    def _event_shape(self, params: Arrays, parametrization: str | None) -> tuple[int, ...]:
+        weights, _ = weights_of(params)
+        return (np.shape(weights)[-1],)
+
+    def _in_support(self, params: Arrays, value: np.ndarray, parametrization: str) -> np.ndarray:
+        return super()._in_support(params, value, parametrization) & (value.sum(-1) == 1.0)
+
+    def _log_prob(
+        self, params: Arrays, value: np.ndarray, parametrization: str, options: Options
+    ) -> np.ndarray:
+        weights, kind = weights_of(params)
+        log_q = category_log_probs(weights, kind, options.get("normalize_probs", False))
+        # Gather at the hot index rather than Σ value·log q, which is 0·(-inf) = nan where a
+        # category has probability 0.
+        idx = np.argmax(value, axis=-1)
+        return np.take_along_axis(log_q, idx[..., None], axis=-1)[..., 0]
+
+    def _grad(
+        self, params: Arrays, value: np.ndarray, parametrization: str, options: Options
+    ) -> dict[str, np.ndarray]:
+        weights, kind = weights_of(params)
+        counts = one_hot(np.argmax(value, axis=-1), weights.shape[-1])
+        normalize = options.get("normalize_probs", False)
+        return {kind: category_log_probs_vjp(weights, kind, normalize, counts)}
+
+    def _sample(self, params, shape, rng, parametrization):
+        weights, kind = weights_of(params)
+        idx = sample_categories(category_log_probs(weights, kind, True), rng).astype(np.intp)
+        return one_hot(idx, weights.shape[-1])
+
+
+ONE_HOT_CATEGORICAL = OneHotCategorical(
+    name="OneHotCategorical",
+    parametrizations={
+        "probs": {"probs": ParamInfo(1, "simplex")},
+        "logits": {"logits": ParamInfo(1, "real_vector")},
+    },
+    value=ValueInfo(1, "boolean", discrete=True),
+    options=dict(NORMALIZE_OPTION),
+)

@@ -1,0 +1,79 @@
+"""RelaxedOneHotCategorical(temperature λ, probs | logits) — the Concrete distribution.
+
+Y = softmax((l + G)/λ) with G standard Gumbel, on the open simplex (every y_k > 0). Its density
+with respect to Lebesgue measure on the first K-1 coordinates is
+
+    log p(y) = log Γ(K) + (K-1)·log λ + Σ_k (l_k - (λ+1)·log y_k) - K·logsumexp_k(l_k - λ·log y_k)
+
+(Maddison et al. 2017). Adding a constant to every l_k leaves it unchanged, so whether a
+framework normalises ``probs`` makes no difference here. A value on the simplex's boundary
+(some y_k = 0) is outside the support.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import special
+
+from reference.core import Arrays, Family, Options, ParamInfo, ValueInfo
+
+
+def _logits(params: Arrays, parametrization: str) -> np.ndarray:
+    return np.log(params["probs"]) if parametrization == "probs" else params["logits"]
+
+
+class RelaxedOneHotCategorical(Family):
+    def _event_shape(self, params: Arrays, parametrization: str | None) -> tuple[int, ...]:
+        key = "probs" if "probs" in params else "logits"
+        return (np.shape(params[key])[-1],)
+
+    def _in_support(self, params: Arrays, value: np.ndarray, parametrization: str) -> np.ndarray:
+        return super()._in_support(params, value, parametrization) & np.all(value > 0, axis=-1)
+
+    def _log_prob(
+        self, params: Arrays, value: np.ndarray, parametrization: str, options: Options
+    ) -> np.ndarray:
+        lam = params["temperature"]
+        k = value.shape[-1]
+        logits, log_y = _logits(params, parametrization), np.log(value)
+        score = logits - lam[..., None] * log_y
+        return (
+            special.gammaln(k)
+            + (k - 1) * np.log(lam)
+            + (logits - (lam[..., None] + 1.0) * log_y).sum(-1)
+            - k * special.logsumexp(score, axis=-1)
+        )
+
+    def _grad(
+        self, params: Arrays, value: np.ndarray, parametrization: str, options: Options
+    ) -> dict[str, np.ndarray]:
+        lam = params["temperature"]
+        k = value.shape[-1]
+        logits, log_y = _logits(params, parametrization), np.log(value)
+        soft = special.softmax(logits - lam[..., None] * log_y, axis=-1)
+        d_logits = 1.0 - k * soft
+        out = {
+            "temperature": (k - 1) / lam - log_y.sum(-1) + k * (soft * log_y).sum(-1),
+            "value": (-(lam[..., None] + 1.0) + k * soft * lam[..., None]) / value,
+        }
+        if parametrization == "probs":
+            out["probs"] = d_logits / params["probs"]
+        else:
+            out["logits"] = d_logits
+        return out
+
+    def _sample(self, params, shape, rng, parametrization):
+        logits = _logits(params, parametrization)
+        gumbel = -np.log(-np.log(rng.random(logits.shape)))
+        return special.softmax((logits + gumbel) / params["temperature"][..., None], axis=-1)
+
+
+_TEMPERATURE = ParamInfo(0, "positive")
+RELAXED_ONE_HOT_CATEGORICAL = RelaxedOneHotCategorical(
+    name="RelaxedOneHotCategorical",
+    parametrizations={
+        "probs": {"temperature": _TEMPERATURE, "probs": ParamInfo(1, "simplex")},
+        "logits": {"temperature": _TEMPERATURE, "logits": ParamInfo(1, "real_vector")},
+    },
+    value=ValueInfo(1, "simplex"),
+)

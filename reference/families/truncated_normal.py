@@ -1,0 +1,202 @@
+"""TruncatedNormal(loc, scale) restricted to [low, high] (``two_sided``), [low, ∞)
+(``left_truncated``) or (−∞, high] (``right_truncated``) — NumPyro's three classes.
+
+log p = log φ(z) − log scale − log Z with Z = Φ(b) − Φ(a), a = (low − loc)/scale,
+b = (high − loc)/scale. The difference Φ(b) − Φ(a) is where precision is lost, so log Z is
+computed by regime (see :func:`log_gauss_mass`): a Hermite series for narrow intervals, a
+cancellation-free log-difference in either tail, and ``log1p(−Φ(a) − Φ(−b))`` across the mode.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy import special, stats
+
+from reference.core import Arrays, Family, Options, ParamInfo, ValueInfo
+
+HALF_LOG_2PI = 0.5 * np.log(2.0 * np.pi)
+SQRT_HALF = np.sqrt(0.5)
+LOG_2 = np.log(2.0)
+#: An interval is narrow, and served by Hermite series, where h·(1 + |m|) ≤ NARROW.
+NARROW = 0.05
+
+
+def _log1mexp(u: np.ndarray) -> np.ndarray:
+    """log(1 − e^u) for u < 0."""
+    near = u > -LOG_2
+    return np.where(near, np.log(-np.expm1(np.where(near, u, -1.0))), np.log1p(-np.exp(u)))
+
+
+def _log_mass_left(a: np.ndarray, b: np.ndarray, width: np.ndarray) -> np.ndarray:
+    """log(Φ(b) − Φ(a)) for a < b ≤ 0, width = b − a.
+
+    With Φ(x) = erfcx(−x/√2)·e^{−x²/2}/2, the gap δ = log Φ(b) − log Φ(a) is
+    width·(−a − b)/2 + log(erfcx(−b/√2)/erfcx(−a/√2)): two non-negative terms, no cancellation
+    (log_ndtr(b) − log_ndtr(a) would subtract two nearly equal large numbers deep in the tail).
+    """
+    ea, eb = special.erfcx(-a * SQRT_HALF), special.erfcx(-b * SQRT_HALF)
+    gap = 0.5 * width * -(a + b) + np.log(eb / ea)
+    return special.log_ndtr(b) + _log1mexp(-gap)
+
+
+def _log_mass_narrow(m: np.ndarray, h: np.ndarray) -> np.ndarray:
+    """log ∫ φ over [m − h, m + h] for small h: φ(m)·2h·Σ_k He_2k(m)·h^2k/(2k+1)!.
+
+    Used where h·(1 + |m|) ≤ 0.05; the first omitted term is below 1e-17 relative there.
+    """
+    m2, h2 = m * m, h * h
+    he2 = m2 - 1.0
+    he4 = (m2 - 6.0) * m2 + 3.0
+    he6 = ((m2 - 15.0) * m2 + 45.0) * m2 - 15.0
+    he8 = (((m2 - 28.0) * m2 + 210.0) * m2 - 420.0) * m2 + 105.0
+    series = 1.0 + h2 * (he2 / 6.0 + h2 * (he4 / 120.0 + h2 * (he6 / 5040.0 + h2 * he8 / 362880.0)))
+    return -0.5 * m2 - HALF_LOG_2PI + np.log(2.0 * h) + np.log(series)
+
+
+def log_gauss_mass(a: np.ndarray, b: np.ndarray, width: np.ndarray | None = None) -> np.ndarray:
+    """log(Φ(b) − Φ(a)) for a < b (either may be infinite), accurate to a few ulps.
+
+    ``width`` is b − a when the caller can compute it more accurately than the rounded a and b
+    allow ((high − low)/scale: high − low is exact for close bounds); narrow intervals need it.
+    """
+    a, b = np.broadcast_arrays(np.asarray(a, dtype=float), np.asarray(b, dtype=float))
+    with np.errstate(all="ignore"):
+        width = b - a if width is None else np.broadcast_to(np.asarray(width, dtype=float), a.shape)
+        finite = np.isfinite(a) & np.isfinite(b)
+        h = np.where(finite, 0.5 * width, 1.0)
+        m = np.where(finite, 0.5 * (a + b), 0.0)
+        narrow = finite & (h * (1.0 + np.abs(m)) <= NARROW)
+        left, right = b <= 0.0, a >= 0.0
+        central = ~(left | right)
+        # Every branch sees safe stand-ins so none produces NaN on the others' inputs.
+        sa, sb = np.where(narrow, -1.0, a), np.where(narrow, -0.5, b)
+        sw = np.where(narrow, 0.5, np.where(finite, width, np.inf))
+        out = np.where(left, _log_mass_left(sa, sb, sw), np.nan)
+        out = np.where(right, _log_mass_left(-sb, -sa, sw), out)
+        out = np.where(central, np.log1p(-(special.ndtr(sa) + special.ndtr(-sb))), out)
+        return np.where(narrow, _log_mass_narrow(m, h), out)
+
+
+def _standardized_bounds(params: Arrays) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """a = (low − loc)/scale, b = (high − loc)/scale (±inf where absent), and b − a."""
+    loc, scale = params["loc"], params["scale"]
+    shape = np.broadcast_shapes(np.shape(loc), np.shape(scale))
+    a = (params["low"] - loc) / scale if "low" in params else np.full(shape, -np.inf)
+    b = (params["high"] - loc) / scale if "high" in params else np.full(shape, np.inf)
+    if "low" in params and "high" in params:
+        width = (params["high"] - params["low"]) / scale
+    else:
+        width = np.full(shape, np.inf)
+    return a, b, width
+
+
+class TruncatedNormal(Family):
+    def _log_prob(
+        self, params: Arrays, value: np.ndarray, parametrization: str, options: Options
+    ) -> np.ndarray:
+        scale = params["scale"]
+        z = (value - params["loc"]) / scale
+        a, b, width = _standardized_bounds(params)
+        return -0.5 * z * z - HALF_LOG_2PI - np.log(scale) - log_gauss_mass(a, b, width)
+
+    def _in_support(self, params: Arrays, value: np.ndarray, parametrization: str) -> np.ndarray:
+        ok = ~np.isnan(value)
+        if "low" in params:
+            ok = ok & (value >= params["low"])
+        if "high" in params:
+            ok = ok & (value <= params["high"])
+        return ok
+
+    def _params_valid(self, params: Arrays, parametrization: str) -> np.ndarray:
+        ok = super()._params_valid(params, parametrization)
+        if "low" in params and "high" in params:
+            ok = ok & (params["low"] < params["high"])
+        return ok
+
+    def _grad(
+        self, params: Arrays, value: np.ndarray, parametrization: str, options: Options
+    ) -> dict[str, np.ndarray]:
+        scale = params["scale"]
+        z = (value - params["loc"]) / scale
+        a, b, width = _standardized_bounds(params)
+        log_z = log_gauss_mass(a, b, width)
+        # ∂log Z/∂a = −φ(a)/Z, ∂log Z/∂b = φ(b)/Z (0 at an infinite bound).
+        ga = np.where(np.isfinite(a), -np.exp(-0.5 * a * a - HALF_LOG_2PI - log_z), 0.0)
+        gb = np.where(np.isfinite(b), np.exp(-0.5 * b * b - HALF_LOG_2PI - log_z), 0.0)
+        a_ga = np.where(np.isfinite(a), a * ga, 0.0)
+        b_gb = np.where(np.isfinite(b), b * gb, 0.0)
+        g_loc = z + ga + gb
+        g_scale = z * z - 1.0 + a_ga + b_gb
+        if "low" in params and "high" in params:
+            g_loc, g_scale, ga, gb = self._narrow_partials(
+                params, value, z, a, b, width, (g_loc, g_scale, ga, gb)
+            )
+        out = {"loc": g_loc / scale, "scale": g_scale / scale, "value": -z / scale}
+        if "low" in params:
+            out["low"] = -ga / scale
+        if "high" in params:
+            out["high"] = -gb / scale
+        return out
+
+    @staticmethod
+    def _narrow_partials(params, value, z, a, b, width, wide):
+        """The partials over a narrow interval, from log Z = log φ(m) + log 2h + log S(m, h).
+
+        There z + ∂log Z/∂a + ∂log Z/∂b = (z − m) + S_m/S is a small difference of numbers of
+        size |m| when written with φ(a)/Z and φ(b)/Z; written with the series it is exact. With
+        S = Σ He_2k(m)·h^2k/(2k+1)!: S_m = Σ 2k·He_(2k−1)(m)·h^2k/(2k+1)!, h·S_h = Σ 2k·He_2k(m)·
+        h^2k/(2k+1)!, and a·ga + b·gb = −m² + m·S_m/S + 1 + h·S_h/S.
+        """
+        h = 0.5 * width
+        m = 0.5 * (a + b)
+        narrow = np.isfinite(h) & (h * (1.0 + np.abs(m)) <= NARROW)
+        hn, mn = np.where(narrow, h, 0.01), np.where(narrow, m, 0.0)
+        m2, h2 = mn * mn, hn * hn
+        he = {
+            1: mn,
+            2: m2 - 1.0,
+            3: (m2 - 3.0) * mn,
+            4: (m2 - 6.0) * m2 + 3.0,
+            5: ((m2 - 10.0) * m2 + 15.0) * mn,
+            6: ((m2 - 15.0) * m2 + 45.0) * m2 - 15.0,
+            7: (((m2 - 21.0) * m2 + 105.0) * m2 - 105.0) * mn,
+            8: (((m2 - 28.0) * m2 + 210.0) * m2 - 420.0) * m2 + 105.0,
+        }
+        s, s_m, h_s_h = np.ones_like(hn), np.zeros_like(hn), np.zeros_like(hn)
+        power = np.ones_like(hn)
+        for k in range(1, 5):
+            power = power * h2
+            fact = math.factorial(2 * k + 1)
+            s = s + he[2 * k] * power / fact
+            s_m = s_m + 2 * k * he[2 * k - 1] * power / fact
+            h_s_h = h_s_h + 2 * k * he[2 * k] * power / fact
+        # x − (low + high)/2 as the mean of two differences, each exact for x between close bounds.
+        z_minus_m = 0.5 * ((value - params["low"]) + (value - params["high"])) / params["scale"]
+        d_m, h_d_h = -mn + s_m / s, 1.0 + h_s_h / s  # ∂log Z/∂m, h·∂log Z/∂h
+        n_loc = z_minus_m + s_m / s
+        n_scale = z_minus_m * (z + mn) + mn * s_m / s + h_s_h / s
+        n_ga = 0.5 * (d_m - h_d_h / hn)
+        n_gb = 0.5 * (d_m + h_d_h / hn)
+        return tuple(
+            np.where(narrow, n, w) for n, w in zip((n_loc, n_scale, n_ga, n_gb), wide, strict=True)
+        )
+
+    def _sample(self, params, shape, rng, parametrization):
+        a, b, _ = _standardized_bounds(params)
+        a, b = np.broadcast_to(a, shape), np.broadcast_to(b, shape)
+        draw = stats.truncnorm.rvs(a, b, size=shape, random_state=rng)
+        return params["loc"] + params["scale"] * draw
+
+
+_LOC_SCALE = {"loc": ParamInfo(0, "real"), "scale": ParamInfo(0, "positive")}
+TRUNCATED_NORMAL = TruncatedNormal(
+    name="TruncatedNormal",
+    parametrizations={
+        "two_sided": {**_LOC_SCALE, "low": ParamInfo(0, "real"), "high": ParamInfo(0, "real")},
+        "left_truncated": {**_LOC_SCALE, "low": ParamInfo(0, "real")},
+        "right_truncated": {**_LOC_SCALE, "high": ParamInfo(0, "real")},
+    },
+    value=ValueInfo(0, "real"),
+)

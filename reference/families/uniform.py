@@ -1,0 +1,46 @@
+"""Uniform(low, high) on the closed interval [low, high]; parameters need low < high.
+
+Declared convention ``support_upper``: torch's ``support`` is the closed interval (so x = high
+passes validation) but its log_prob tests ``high > x`` and returns -inf at x = high (``open``);
+NumPyro returns −log(high − low) there (``closed``, the default).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from reference.core import Arrays, Family, Options, ParamInfo, ValueInfo
+
+
+class Uniform(Family):
+    def _log_prob(
+        self, params: Arrays, value: np.ndarray, parametrization: str, options: Options
+    ) -> np.ndarray:
+        high = params["high"]
+        logp = -np.log(high - params["low"]) + np.zeros_like(value)
+        if options.get("support_upper", "closed") == "open":
+            logp = np.where(value == high, -np.inf, logp)
+        return logp
+
+    def _in_support(self, params: Arrays, value: np.ndarray, parametrization: str) -> np.ndarray:
+        return (value >= params["low"]) & (value <= params["high"])
+
+    def _params_valid(self, params: Arrays, parametrization: str) -> np.ndarray:
+        return super()._params_valid(params, parametrization) & (params["low"] < params["high"])
+
+    def _grad(
+        self, params: Arrays, value: np.ndarray, parametrization: str, options: Options
+    ) -> dict[str, np.ndarray]:
+        inv_width = 1.0 / (params["high"] - params["low"])
+        return {"low": inv_width, "high": -inv_width, "value": np.zeros_like(value)}
+
+    def _sample(self, params, shape, rng, parametrization):
+        return rng.uniform(params["low"], params["high"], size=shape)
+
+
+UNIFORM = Uniform(
+    name="Uniform",
+    parametrizations={"low_high": {"low": ParamInfo(0, "real"), "high": ParamInfo(0, "real")}},
+    value=ValueInfo(0, "real"),
+    options={"support_upper": ("closed", "open")},
+)
