@@ -41,7 +41,9 @@ def pinned_frameworks(overrides: dict[str, str] | None = None) -> list[str]:
     return pins
 
 
-def install_stack(session: nox.Session, extras: str = "", overrides: dict[str, str] | None = None) -> None:
+def install_stack(
+    session: nox.Session, extras: str = "", overrides: dict[str, str] | None = None
+) -> None:
     pins = pinned_frameworks(overrides)
     session.install("-e", f".{extras}" if extras else ".")
     session.install(*pins)
@@ -60,6 +62,13 @@ def tests(session: nox.Session) -> None:
     """The suite's own tests."""
     install_stack(session, "[test]")
     session.run("pytest", "tests", "-n", "auto", *session.posargs)
+
+
+@nox.session
+def bench(session: nox.Session) -> None:
+    """``conformance bench``: wall time (-n 0, -n 2), bare-loop baseline, phases, peak RSS."""
+    install_stack(session)
+    session.run("conformance", "bench", *session.posargs)
 
 
 @nox.session
@@ -87,3 +96,11 @@ def versions(session: nox.Session, stack: str) -> None:
         f"--results=reports/{stack}/results.json",
         *session.posargs,
     )
+
+
+@nox.session
+def mutants(session: nox.Session) -> None:
+    """``conformance mutants`` on the pinned stack: every catalogued bug replica injected at run
+    time; prints the kill table, writes reports/mutants.json, fails if a mutant survives."""
+    install_stack(session)
+    session.run("conformance", "mutants", *session.posargs)

@@ -7,6 +7,7 @@ parameter sets, event ranks, broadcasting — is checked by :mod:`conformance.va
 
 from __future__ import annotations
 
+import sys
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -30,7 +31,9 @@ CaseId = Annotated[
     str,
     StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$", min_length=1, max_length=120),
 ]
-Shape = Annotated[list[NonNegativeInt], Field(max_length=16)]
+#: The most dims an array of a case may have (NumPy allows 32 at most, frameworks fewer).
+MAX_RANK = 16
+Shape = Annotated[list[NonNegativeInt], Field(max_length=MAX_RANK)]
 
 
 class _Strict(BaseModel):
@@ -143,15 +146,23 @@ LiteralArray = TypeAliasType(
 )
 
 
-def _literal_shape(value: Any, where: str = "") -> tuple[int, ...]:
-    """Shape of a nested list of numbers; raises for ragged or non-numeric content."""
+def _literal_shape(value: Any, where: str = "", depth: int = 0) -> tuple[int, ...]:
+    """Shape of a nested list of numbers; raises for ragged or non-numeric content.
+
+    Also refuses what NumPy cannot hold: more than :data:`MAX_RANK` dims, or an integer beyond
+    float64's range (YAML ints are unbounded), so no later conversion can overflow.
+    """
     if isinstance(value, bool) or not isinstance(value, int | float | list):
         raise ValueError(f"literal array{where} holds {type(value).__name__}, not a number")
     if not isinstance(value, list):
+        if isinstance(value, int) and abs(value) > sys.float_info.max:
+            raise ValueError(f"literal array{where} holds an integer beyond float64's range")
         return ()
+    if depth >= MAX_RANK:
+        raise ValueError(f"literal array{where} has more than {MAX_RANK} dims")
     if not value:
         return (0,)
-    shapes = {_literal_shape(v, f"{where}[{i}]") for i, v in enumerate(value)}
+    shapes = {_literal_shape(v, f"{where}[{i}]", depth + 1) for i, v in enumerate(value)}
     if len(shapes) != 1:
         raise ValueError(f"literal array{where} is ragged (rows of shapes {sorted(shapes)})")
     return (len(value), *shapes.pop())
@@ -238,7 +249,9 @@ class CaseFile(BaseModel):
     defaults: dict[str, Any] = Field(
         default_factory=dict, description="Keys applied to every case unless the case sets them."
     )
-    cases: list[dict[str, Any]]
+    #: Each case is checked on its own by the loader, so one that is not even a mapping is that
+    #: case's error, not the file's.
+    cases: list[Any]
 
 
 def literal_shape(value: Any) -> tuple[int, ...]:

@@ -2,7 +2,7 @@
 
 ``conformance run [pytest args]`` runs the suite (the built-in cases unless ``--cases`` or paths
 are given) and writes reports/results.json. Exit codes: 0 all good, 1 mismatches, 2 usage or
-case-file errors.
+case-file errors. ``conformance mutants`` runs it against replicas of known framework bugs.
 """
 
 from __future__ import annotations
@@ -10,12 +10,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 import sys
 from pathlib import Path
 
 from conformance.report import commands as report_commands
 
 EXIT_OK, EXIT_MISMATCH, EXIT_USAGE = 0, 1, 2
+EXIT_INTERRUPTED = 130  # as a shell reports a process ended by SIGINT
 
 
 def builtin_cases() -> Path:
@@ -70,8 +72,46 @@ def run(pytest_args: list[str]) -> int:
     args = ["-W", "ignore::pytest.PytestAssertRewriteWarning", *args]
     if os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD"):
         args = ["-p", "conformance.plugin", *args]
-    code = int(pytest.main(args))
+    if os.environ.get("CONFORMANCE_MUTANT") and "conformance.mutants.plugin" not in args:
+        args = ["-p", "conformance.mutants.plugin", *args]  # CONFORMANCE_MUTANT=name: apply it
+    code = int(pytest.main(with_worker(args)))
     return _exit_code(code, args)
+
+
+#: Arguments after which the run keeps its process layout: xdist already configured, or
+#: something a worker cannot do (a debugger) or need not (collection only, help).
+_AS_GIVEN = {"--pdb", "--trace", "--co", "--collect-only", "-h", "--help", "--version", "-d"}
+_XDIST_OPTIONS = {"-n", "--numprocesses", "--dist", "--tx", "--maxprocesses"}
+#: Workers xdist may replace before it gives up on the rest of the run. Its default (4 per
+#: worker) guards against a worker that dies while collecting; here each crash is one item's,
+#: and a framework bug that segfaults in twenty items must not cost the results of the others.
+MAX_WORKER_RESTARTS = 100
+
+
+def _leaves_as_given(arg: str) -> bool:
+    if arg in _AS_GIVEN or arg.split("=", 1)[0] in _XDIST_OPTIONS:
+        return True
+    return arg.startswith("-n") and (arg[2:].isdigit() or arg[2:] in ("auto", "logical"))
+
+
+def with_worker(args: list[str]) -> list[str]:
+    """``-n 1`` unless the arguments choose otherwise: a framework that segfaults, aborts, hangs
+    in C or exhausts memory then costs its item (recorded as ``crash``/``timeout``), and xdist
+    starts a new worker for the rest; in-process (``-n 0``), it would end the whole run."""
+    import importlib.util
+
+    if importlib.util.find_spec("xdist") is None:
+        return args
+    given = [*args, *shlex.split(os.environ.get("PYTEST_ADDOPTS", ""))]
+    pairs = list(zip(given, [*given[1:], None], strict=True))
+    if any(a == "-pno:xdist" or (a == "-p" and b == "no:xdist") for a, b in pairs):
+        return args
+    out = list(args)
+    if not any(a.split("=", 1)[0] == "--max-worker-restart" for a in given):
+        out.append(f"--max-worker-restart={MAX_WORKER_RESTARTS}")
+    if not any(_leaves_as_given(a) for a in given):
+        out += ["-n", "1"]
+    return out
 
 
 def list_items(pytest_args: list[str]) -> int:
@@ -111,6 +151,8 @@ def _exit_code(code: int, args: list[str]) -> int:
         return EXIT_OK
     if code in (4, 5):  # usage error, or nothing collected
         return EXIT_USAGE
+    if code == 2:  # pytest's INTERRUPTED: results.json is complete and says "interrupted"
+        return EXIT_INTERRUPTED
     if code == 1:
         path = _results_path(args)
         try:
@@ -152,6 +194,16 @@ def main(argv: list[str] | None = None) -> int:
         help="what a run would collect (family × framework counts); other arguments go to pytest",
         add_help=False,
     )
+    sub.add_parser(
+        "mutants",
+        help="inject catalogued framework bugs at run time and print the kill table",
+        add_help=False,
+    )
+    sub.add_parser(
+        "bench",
+        help="time the suite (-n 0, -n 2), a bare-loop baseline, and where the time goes",
+        add_help=False,
+    )
     schema = sub.add_parser("schema", help="export the case-file JSON Schema")
     schema.add_argument("-o", "--output", type=Path, help="file to write (default: stdout)")
     report_commands.add_parsers(sub)
@@ -159,6 +211,14 @@ def main(argv: list[str] | None = None) -> int:
         return run(argv[1:])
     if argv and argv[0] == "list":
         return list_items(argv[1:])
+    if argv and argv[0] == "bench":
+        from conformance.bench import runner as bench_runner
+
+        return bench_runner.main(argv[1:])
+    if argv and argv[0] == "mutants":
+        from conformance.mutants import runner
+
+        return runner.main(argv[1:])
     ns = parser.parse_args(argv)
     if ns.command == "schema":
         return export_schema(ns.output)

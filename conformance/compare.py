@@ -16,11 +16,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from conformance import timing
 from conformance.dtypes import eps
 
 ULPS = {"float32": 32.0, "float64": 256.0}
 
 
+@timing.timed("comparison")
 def tolerance(
     dtype: str, expected: np.ndarray, sensitivity: np.ndarray, scale: float = 1.0
 ) -> np.ndarray:
@@ -44,6 +46,7 @@ def _fmt(x: float) -> str:
     return f"{x:.10g}"
 
 
+@timing.timed("comparison")
 def compare_arrays(expected: np.ndarray, actual: np.ndarray, tol: np.ndarray) -> Comparison:
     """Compare elementwise; shapes must already agree. Non-finite values must match exactly."""
     expected = np.asarray(expected, dtype=np.float64)

@@ -29,6 +29,7 @@ from functools import lru_cache
 import numpy as np
 
 import reference
+from conformance import timing
 from conformance.compare import ULPS
 from conformance.dtypes import eps, round_to
 from conformance.loader import Case
@@ -102,6 +103,7 @@ def binding_structure(binding, name: str, default: str, inputs) -> str:
 
 
 @lru_cache(maxsize=4096)
+@timing.timed("oracle")
 def expected_grad_for(case: Case, dtype: str, options: tuple = ()) -> ExpectedGrad:
     family = reference.get_family(case.family)
     inputs = inputs_for(case, dtype)

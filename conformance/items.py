@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +17,7 @@ import numpy as np
 import pytest
 
 import reference
-from conformance import known_failures, reproducer
+from conformance import known_failures, reproducer, robustness, timing
 from conformance.adapters import Adapter
 from conformance.checks import CHECKS, Check
 from conformance.checks.base import shown
@@ -206,11 +207,29 @@ class ConformanceItem(_Item):
                 )
             )
         self._add_static(**static)
+        if settings.item_timeout and self.config.pluginmanager.hasplugin("timeout"):
+            # Read by pytest-timeout, whose timer hook the plugin implements for case items.
+            self.add_marker(pytest.mark.timeout(settings.item_timeout))
+        elif settings.item_timeout:  # pytest-timeout switched off (-p no:timeout): ours alone
+            in_worker = hasattr(self.config, "workerinput")
+            setattr(self, robustness.TIMER_ATTR, (settings.item_timeout, in_worker))
 
     def runtest(self) -> None:
         reason = _cached_unavailable(self.adapter) or _cached_device(self.adapter, self.device)
         if reason:
             pytest.skip(reason)
+        # Set by the plugin's pytest-timeout hook; armed only now, after the first import of
+        # the framework, which is slow and not the framework's call hanging.
+        timeout, hard = getattr(self, robustness.TIMER_ATTR, (None, False))
+        try:
+            with robustness.time_limit(timeout, hard):
+                self._runtest()
+        except robustness.ItemTimeout as exc:
+            message = f"{self.case.file}::{self.name}: {exc}"
+            self._add_result(kind="timeout", message=message)
+            raise ConformanceProblem(message, "timeout") from None
+
+    def _runtest(self) -> None:
         try:
             inputs = inputs_for(self.case, self.dtype)
             expected = expected_for(
@@ -265,7 +284,9 @@ class ConformanceItem(_Item):
         try:
             script = reproducer.render(subject, self.check.name, result.message)
         except Exception as exc:  # a reproducer is a courtesy; never let it cost the result
-            script = f"# no reproducer: {type(exc).__name__}: {exc}\n"
+            # Every line a comment: the exception's text must not become code.
+            text = f"no reproducer: {type(exc).__name__}: {exc}"
+            script = "".join(f"# {line}\n" for line in text.splitlines())
         return {
             "reproducer": script,
             "source": self.case.source,
@@ -331,7 +352,8 @@ _DEVICE: dict[tuple[str, str], str | None] = {}
 
 def _cached_unavailable(adapter: Adapter) -> str | None:
     if adapter.name not in _UNAVAILABLE:
-        _UNAVAILABLE[adapter.name] = adapter.unavailable()
+        with timing.phase("imports"):
+            _UNAVAILABLE[adapter.name] = adapter.unavailable()
     return _UNAVAILABLE[adapter.name]
 
 
@@ -359,8 +381,17 @@ def _all_valid(case: Case, params64, value64) -> bool:
     return bool(np.all(ok))
 
 
+_SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$")
+
+
 def _error_name(error: CaseError) -> str:
-    return f"{error.case_id or '<file>'}[case-error-line{error.line or 0}]"
+    # An invalid id can hold "::", "[", "/" or spaces, which would make a nodeid that selects
+    # or reads as something else; the message still quotes it.
+    if error.case_id is None:
+        who = "<file>"
+    else:
+        who = error.case_id if _SAFE_ID.match(error.case_id) else "<invalid-id>"
+    return f"{who}[case-error-line{error.line or 0}]"
 
 
 def _display_path(path: Path, root: Path) -> str:

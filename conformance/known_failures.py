@@ -4,7 +4,8 @@ A known-failure file is YAML::
 
     known_failures:
       - id: numpyro-mvn-size1-value-batch
-        case: "cov-value-*"           # glob over the case id (variants end in +<variant>)
+        case: "cov-value-*"           # glob (or list of globs) over the case id; variants
+                                      # end in +<variant>
         file: "*"                     # glob over the case file path
         family: MultivariateNormal    # glob
         framework: numpyro            # glob over the adapter name
@@ -36,21 +37,29 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from conformance.yaml_source import YamlError, load_located
 
 BUILTIN_DIR = Path(__file__).parent / "known_failures"
-PATTERN_FIELDS = ("case", "file", "family", "framework", "dtype", "device", "check")
+PATTERN_FIELDS = ("framework", "family", "check", "dtype", "device", "case", "file")
+
+
+Patterns = str | tuple[str, ...]
+
+
+def _globs(pattern: Patterns) -> tuple[str, ...]:
+    return (pattern,) if isinstance(pattern, str) else pattern
 
 
 class KnownFailure(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     id: str = Field(min_length=1)
-    case: str = "*"
-    file: str = "*"
-    family: str = "*"
-    framework: str = "*"
+    # Each pattern field takes a glob or a list of globs (any of them matches).
+    case: Patterns = "*"
+    file: Patterns = "*"
+    family: Patterns = "*"
+    framework: Patterns = "*"
     version: str | None = Field(default=None, description="PEP 440 requirement, e.g. numpyro<0.16")
-    dtype: str = "*"
-    device: str = "*"
-    check: str = "*"
+    dtype: Patterns = "*"
+    device: Patterns = "*"
+    check: Patterns = "*"
     kind: tuple[str, ...] = Field(description="The failure kind(s) this bug produces.")
     reason: str = Field(min_length=1)
     link: str | None = None
@@ -139,9 +148,13 @@ def installed_version(distribution: str) -> str | None:
 
 def version_applies(failure: KnownFailure) -> bool:
     """Whether the entry's version requirement holds for what is installed here."""
-    if failure.version is None:
-        return True
-    requirement = Requirement(failure.version)
+    return failure.version is None or _requirement_holds(failure.version)
+
+
+@cache
+def _requirement_holds(text: str) -> bool:
+    """Once per process and requirement: every collected item asks about every entry."""
+    requirement = Requirement(text)
     installed = installed_version(requirement.name)
     if installed is None:
         return False
@@ -151,11 +164,11 @@ def version_applies(failure: KnownFailure) -> bool:
 def matches(failure: KnownFailure, static: Mapping[str, object]) -> bool:
     """Whether an item (its static metadata: case, file, family, framework…) is this entry's."""
     for name in PATTERN_FIELDS:
-        pattern = getattr(failure, name)
-        if pattern == "*":
+        patterns = _globs(getattr(failure, name))
+        if "*" in patterns:
             continue
         value = static.get(name)
-        if value is None or not _regex(pattern).match(str(value)):
+        if value is None or not any(_regex(p).match(str(value)) for p in patterns):
             return False
     return True
 
@@ -171,14 +184,20 @@ def unmatched(entries: Iterable[Entry], records: list[dict]) -> tuple[list[Entry
     """
     frameworks = {r.get("framework") for r in records if r.get("framework")}
     families = {r.get("family") for r in records if r.get("family")}
+    checks = {r.get("check") for r in records if r.get("check")}
     stale, inactive = [], []
     for entry in entries:
         f = entry.failure
         if not version_applies(f):
             inactive.append(entry)
             continue
-        in_scope = any(_regex(f.framework).match(x) for x in frameworks) and any(
-            _regex(f.family).match(x) for x in families
+        in_scope = all(
+            any(_regex(p).match(x) for p in _globs(patterns) for x in seen)
+            for patterns, seen in (
+                (f.framework, frameworks),
+                (f.family, families),
+                (f.check, checks),
+            )
         )
         if in_scope and not any(matches(f, r) for r in records):
             stale.append(entry)

@@ -113,7 +113,7 @@ def load_case_text(raw: str | bytes, name: str, known: Known | None = None) -> L
         end = case_lines[i + 1] - 1 if i + 1 < len(case_lines) else len(text_lines)
         source = "\n".join(text_lines[line - 1 : end]).rstrip() + "\n"
         case_id = raw_case.get("id") if isinstance(raw_case, dict) else None
-        case_id = case_id if isinstance(case_id, str) else None
+        case_id = shown_id(case_id) if isinstance(case_id, str) else None
         result = _load_case(doc, top.defaults, raw_case, i, name, source, known)
         if isinstance(result, Case):
             if result.id in seen:
@@ -152,7 +152,9 @@ def _load_case(
         errors = []
         for err in _merge_union_errors(exc.errors()):
             loc = tuple(err["loc"])
-            root = path if (loc and loc[0] in raw) or not loc else ("defaults",)
+            # A key from `defaults:` is wrong there; a missing key is missing from the case.
+            from_defaults = loc and loc[0] not in raw and loc[0] in defaults
+            root = ("defaults",) if from_defaults else path
             errors.append((doc.line_of(root + _yaml_path(loc)), _describe(err)))
         return errors
     try:
@@ -169,6 +171,22 @@ def _load_case(
         resolved.event_shape,
         resolved.log_prob_shape,
     )
+
+
+#: Longest case id an error message repeats; ids are at most 120 characters when valid.
+_MAX_SHOWN_ID = 120
+
+
+def shown_id(raw: str) -> str:
+    """A case id as errors and item names may show it: printable, bounded, never a surrogate.
+
+    An invalid id is still the best name for its case, but it may hold anything YAML can
+    spell (newlines, NULs, lone surrogates that no file encoding can write).
+    """
+    out = "".join(
+        c if c.isprintable() and not 0xD800 <= ord(c) <= 0xDFFF else ascii(c)[1:-1] for c in raw
+    )
+    return out if len(out) <= _MAX_SHOWN_ID else out[: _MAX_SHOWN_ID - 1] + "…"
 
 
 _TAG_PARTS = {"literal", "generator", "sample", "float", "int", "bool", "str"}

@@ -13,6 +13,7 @@ from functools import lru_cache
 import numpy as np
 
 import reference
+from conformance import timing
 from conformance.case_model import SampleSpec
 from conformance.dtypes import round_to, value_numpy_dtype
 from conformance.generators import GENERATORS
@@ -102,7 +103,8 @@ def float64_inputs(case: Case) -> tuple[dict[str, np.ndarray], np.ndarray]:
             value = _sample(family, params, value_spec, case.parametrization)
         else:
             value = _build(value_spec)
-    except (ValueError, np.linalg.LinAlgError, reference.OracleError) as exc:
+    except (ValueError, ArithmeticError, np.linalg.LinAlgError, reference.OracleError) as exc:
+        # ArithmeticError: NumPy's samplers raise OverflowError for ranges such as [-1e308, 1e308].
         raise CaseInputError(f"cannot build the case's arrays: {exc}") from exc
     if case.spec.value_dtype != "float":
         value = np.round(value)
@@ -152,6 +154,7 @@ def sample_with_batch(
 
 
 @lru_cache(maxsize=4096)
+@timing.timed("inputs")
 def inputs_for(case: Case, dtype: str) -> Inputs:
     params64, value64 = float64_inputs(case)
     pdtypes = dict(case.spec.param_dtypes)
@@ -167,6 +170,7 @@ def inputs_for(case: Case, dtype: str) -> Inputs:
 
 
 @lru_cache(maxsize=4096)
+@timing.timed("oracle")
 def expected_for(case: Case, dtype: str, options: tuple = ()) -> Expected:
     """The oracle's answer for ``case`` in ``dtype``; ``options`` are a binding's declared
     conventions as sorted (key, value) pairs."""

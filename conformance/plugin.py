@@ -11,16 +11,18 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import importlib.metadata
+import json
 import os
 import platform
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 import pytest
 
-from conformance import __version__, known_failures
-from conformance.items import SETTINGS_KEY, CaseFile
+from conformance import __version__, known_failures, robustness, timing
+from conformance.items import SETTINGS_KEY, CaseFile, ConformanceItem
 from conformance.loader import CASE_SUFFIXES
 from conformance.report.junit import default_junitxml
 from conformance.report.publish import publish_after_run
@@ -113,6 +115,24 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         choices=("on", "off"),
         help="derive broadcast-pattern variants from every case (default on; CONFORMANCE_VARIANTS)",
     )
+    group.addoption(
+        "--item-timeout",
+        metavar="SECONDS",
+        help=f"fail a case item that runs longer (kind timeout; default "
+        f"{robustness.DEFAULT_ITEM_TIMEOUT:g}, 0: off; CONFORMANCE_ITEM_TIMEOUT)",
+    )
+    group.addoption(
+        "--worker-memory",
+        metavar="SIZE",
+        help="cap each xdist worker's writable memory, e.g. 8G, 512M, off (default 8G; "
+        "CONFORMANCE_WORKER_MEMORY)",
+    )
+    group.addoption(
+        "--max-elements",
+        metavar="N",
+        help="reject a case whose arrays would have more elements, before building them "
+        "(default 1000000; CONFORMANCE_MAX_ELEMENTS)",
+    )
     parser.addini("conformance_cases", "directories of YAML case files", type="paths", default=[])
 
 
@@ -145,7 +165,39 @@ def _settings(config: pytest.Config) -> Settings:
             opt.strict_known_failures if opt.strict_known_failures is not None else True
         ),
         shard=_parse_shard(opt.shard or os.environ.get("CONFORMANCE_SHARD")),
+        **_robustness_settings(opt),
     )
+
+
+def _robustness_settings(opt: argparse.Namespace) -> dict:
+    """--item-timeout, --worker-memory and --max-elements (or their variables), checked."""
+
+    def given(name: str, env: str) -> str | None:
+        value = getattr(opt, name)
+        return value if value is not None else os.environ.get(env) or None
+
+    out: dict = {}
+    timeout = given("item_timeout", "CONFORMANCE_ITEM_TIMEOUT")
+    memory = given("worker_memory", "CONFORMANCE_WORKER_MEMORY")
+    cap = given("max_elements", "CONFORMANCE_MAX_ELEMENTS")
+    try:
+        seconds = robustness.DEFAULT_ITEM_TIMEOUT if timeout is None else float(timeout)
+        out["item_timeout"] = seconds if seconds > 0 else None
+    except ValueError:
+        raise pytest.UsageError(f"--item-timeout {timeout!r}: expected seconds, e.g. 120") from None
+    try:
+        out["worker_memory"] = (
+            robustness.DEFAULT_WORKER_MEMORY if memory is None else robustness.parse_size(memory)
+        )
+    except ValueError as exc:
+        raise pytest.UsageError(f"--worker-memory: {exc}") from None
+    try:
+        out["max_elements"] = None if cap is None else int(cap)
+    except ValueError:
+        out["max_elements"] = 0
+    if out["max_elements"] is not None and out["max_elements"] < 1:
+        raise pytest.UsageError(f"--max-elements {cap!r}: expected a positive integer")
+    return out
 
 
 def _known_failure_files(settings: Settings) -> list[Path]:
@@ -193,8 +245,10 @@ def pytest_configure(config: pytest.Config) -> None:
     from conformance.checks import CHECKS
 
     CHECKS["property"].examples = settings.property_examples
+    config.pluginmanager.register(timing.TimingPlugin(config), "conformance-timing")
     if not hasattr(config, "workerinput"):
         config.pluginmanager.register(Recorder(config), "conformance-recorder")
+        robustness.terminate_as_interrupt()
     explicit = [Path(p).resolve() for p in split_list(config.option.cases)]
     if explicit:
         # `--cases DIR` alone should run DIR, not the default testpaths.
@@ -227,6 +281,23 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector):
     if _is_case_file(file_path, parent.config):
         return CaseFile.from_parent(parent, path=file_path)
     return None
+
+
+@pytest.hookimpl(optionalhook=True, tryfirst=True)
+def pytest_timeout_set_timer(item: pytest.Item, settings) -> bool | None:
+    """pytest-timeout's timer, our way for case items (see :mod:`conformance.robustness`);
+    other tests keep pytest-timeout's own."""
+    if not isinstance(item, ConformanceItem):
+        return None
+    robustness.set_item_timer(item, settings.timeout, hard=hasattr(item.config, "workerinput"))
+    return True
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    config = session.config
+    if hasattr(config, "workerinput"):
+        settings: Settings = config.stash[SETTINGS_KEY]
+        robustness.start_worker(config.workerinput, settings.worker_memory)
 
 
 def _versions() -> dict[str, str]:
@@ -263,9 +334,34 @@ class Recorder:
         self.collector = ResultsCollector()
         self.started = time.time()
         self.report_lines: list[str] = []
+        self.dump_dir: str | None = None
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
-        self.collector.set_collected([i.nodeid for i in session.items])
+        self.collector.set_collected([i.nodeid for i in session.items], session.items)
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_configure_node(self, node) -> None:
+        """Tell each xdist worker where its crash dumps go (read back if it dies)."""
+        if self.dump_dir is None:
+            self.dump_dir = tempfile.mkdtemp(prefix="conformance-dumps-")
+        node.workerinput[robustness.DUMP_DIR_KEY] = self.dump_dir
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_handlecrashitem(self, crashitem: str, report, sched) -> None:
+        """A worker died running ``crashitem``: record why (crash, or the hard timeout)."""
+        settings: Settings = self.config.stash[SETTINGS_KEY]
+        worker = getattr(getattr(report, "node", None), "gateway", None)
+        dump = robustness.read_dump(self.dump_dir, worker.id) if self.dump_dir and worker else ""
+        result = robustness.crash_result(str(report.longrepr), dump, settings.item_timeout)
+        report.longrepr = result["message"]
+        report.user_properties = [
+            *(report.user_properties or ()),
+            (RESULT_KEY, json.dumps(result)),
+        ]
+
+    def pytest_unconfigure(self, config: pytest.Config) -> None:
+        if self.dump_dir is not None:
+            robustness.remove_dir(self.dump_dir)
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_xdist_node_collection_finished(self, node, ids) -> None:
@@ -283,12 +379,11 @@ class Recorder:
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         settings: Settings = self.config.stash[SETTINGS_KEY]
         interrupted = exitstatus == pytest.ExitCode.INTERRUPTED
-        reason = (
-            "interrupted before this item ran"
-            if interrupted
-            else "no result reported (crashed worker?)"
-        )
-        records = self.collector.finalize(reason)
+        if interrupted:
+            reasons = ("interrupted before this item ran", "interrupted while this item ran")
+        else:
+            reasons = ("no result reported (crashed worker?)", "started but never finished")
+        records = self.collector.finalize(*reasons)
         if exitstatus == pytest.ExitCode.USAGE_ERROR:
             return  # nothing ran; keep whatever results.json a real run left
         self.stale, self.inactive = known_failures.unmatched(settings.known_failures, records)
@@ -323,6 +418,7 @@ class Recorder:
             "exitstatus": int(exitstatus),
             "collected": len(self.collector.collected or []),
             "counts": counts(records),
+            "timing": timing.summary(self.config),
             "known_failure_files": [str(p) for p in _known_failure_files(settings)],
             "stale_known_failures": [
                 {"id": e.id, "source": e.source} for e in getattr(self, "stale", [])

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -42,7 +43,9 @@ def _longrepr_text(report: Any) -> str:
     if isinstance(longrepr, tuple) and len(longrepr) == 3:  # skip: (path, lineno, reason)
         reason = str(longrepr[2])
         return reason.removeprefix("Skipped: ")
-    return getattr(report, "longreprtext", None) or str(longrepr)
+    # Not ``report.longreprtext``: under xdist it starts with the worker's line ("[gw0] linux --
+    # Python …"), and a record must not depend on which process ran the item.
+    return str(longrepr)
 
 
 @dataclass
@@ -61,10 +64,15 @@ class ResultsCollector:
         self.pending: dict[str, _Pending] = {}
         self.records: dict[str, dict] = {}
         self.collected: list[str] | None = None
+        #: Static metadata of collected items, where this process collected them itself.
+        self.static: dict[str, dict] = {}
 
-    def set_collected(self, nodeids: list[str]) -> None:
+    def set_collected(self, nodeids: list[str], items: list | None = None) -> None:
         if self.collected is None:
             self.collected = [n for n in nodeids if is_case_nodeid(n)]
+        for item in items or ():
+            if is_case_nodeid(item.nodeid):
+                self.static[item.nodeid] = _props(item, STATIC_KEY)
 
     def add_report(self, report: Any) -> None:
         if not is_case_nodeid(report.nodeid):
@@ -97,10 +105,17 @@ class ResultsCollector:
                 p.outcome = "error"
                 p.message = (p.message + "\n" if p.message else "") + _longrepr_text(report)
             self._finish(report.nodeid)
+        elif report.failed:
+            # xdist's report for an item whose worker died (``when="???"``); no teardown follows.
+            # The plugin's pytest_handlecrashitem attached the kind (crash or timeout).
+            p.outcome = "failed"
+            p.result = {**p.result, "kind": p.result.get("kind") or "crash"}
+            p.message = p.result.get("message") or _longrepr_text(report)
+            self._finish(report.nodeid)
 
     def _finish(self, nodeid: str) -> None:
         p = self.pending.pop(nodeid)
-        record = {"nodeid": nodeid, **p.static}
+        record = {"nodeid": nodeid, **(p.static or static_from_nodeid(nodeid))}
         record.update(
             {
                 "outcome": p.outcome or "error",
@@ -114,25 +129,53 @@ class ResultsCollector:
             record[key] = value
         self.records[nodeid] = record
 
-    def finalize(self, reason: str) -> list[dict]:
-        """Every collected item's record; an item with no result gets an ``error`` record."""
-        for nodeid in list(self.pending):
+    def finalize(self, reason: str, started: str | None = None) -> list[dict]:
+        """Every collected item's record; an item with no result gets an ``error`` record of
+        kind ``no_result``: ``reason`` if it never started, ``started`` if it never finished."""
+        for nodeid, p in list(self.pending.items()):
+            if p.outcome is None:
+                p.outcome, p.message = "error", started or reason
+                p.result = {**p.result, "kind": "no_result"}
             self._finish(nodeid)
         order = self.collected if self.collected is not None else list(self.records)
         out = []
         for nodeid in order:
             rec = self.records.get(nodeid)
             if rec is None:
+                static = self.static.get(nodeid) or static_from_nodeid(nodeid)
                 rec = {
                     "nodeid": nodeid,
+                    **static,
                     "outcome": "error",
                     "kind": "no_result",
                     "message": reason,
                     "metrics": {},
                 }
             out.append(rec)
-        extra = [r for n, r in self.records.items() if n not in set(order)]
+        listed = set(order)
+        extra = [r for n, r in self.records.items() if n not in listed]
         return out + extra
+
+
+_ITEM_NAME = re.compile(
+    r"^(?P<case>[^\[]+)\[(?P<fw>[^-\]]+)-(?P<dtype>float\d+)-(?P<check>[^-\]]+)\]$"
+)
+
+
+def static_from_nodeid(nodeid: str) -> dict:
+    """What a nodeid says of an item that never reported (an xdist controller never sees the
+    items themselves): ``file::case[framework-dtype-check]``."""
+    file, _, name = nodeid.partition("::")
+    match = _ITEM_NAME.match(name)
+    if not match:
+        return {"file": file}
+    return {
+        "case": match["case"],
+        "file": file,
+        "framework": match["fw"],
+        "dtype": match["dtype"],
+        "check": match["check"],
+    }
 
 
 def counts(records: list[dict]) -> dict[str, int]:

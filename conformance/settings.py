@@ -49,6 +49,11 @@ class Settings:
     builtin_known_failures: bool = True
     strict_known_failures: bool = True
     shard: tuple[int, int] | None = None  # (k, n), 1-based k
+    #: Robustness (see :mod:`conformance.robustness`): seconds per case item (None: none),
+    #: each xdist worker's RLIMIT_DATA in bytes (None: none), the element cap of a case array.
+    item_timeout: float | None = None
+    worker_memory: int | None = None
+    max_elements: int | None = None
 
     @cached_property
     def known_failures(self) -> list:
@@ -65,7 +70,11 @@ class Settings:
 
     @cached_property
     def known(self) -> Known:
-        return Known(frameworks=frozenset(self.adapters), checks=frozenset(CHECKS))
+        return Known(
+            frameworks=frozenset(self.adapters),
+            checks=frozenset(CHECKS),
+            max_elements=self.max_elements,
+        )
 
     def selected_frameworks(self, listed: list[str] | None) -> list[str]:
         names = list(self.adapters) if listed is None else [n for n in listed if n in self.adapters]

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from conformance import timing
 from conformance.adapters.base import Adapter
 from conformance.loader import Case
 from conformance.materialize import Expected, Inputs
@@ -30,6 +31,12 @@ class FrameworkError(Exception):
         self.exc = exc
         frames = traceback.extract_tb(exc.__traceback__)
         self.where = f"{frames[-1].filename}:{frames[-1].lineno}" if frames else ""
+
+    @property
+    def kind(self) -> str:
+        """``memory`` for an allocation that failed (a leak under the worker's memory limit),
+        else ``raises``."""
+        return "memory" if isinstance(self.exc, MemoryError) else "raises"
 
     def __str__(self) -> str:
         name = type(self.exc).__qualname__
@@ -50,6 +57,11 @@ class Subject:
     device: str
     inputs: Inputs
     expected: Expected
+
+    @property
+    def expects_type_error(self) -> bool:
+        """Whether the binding declares it rejects this case's value dtype with a TypeError."""
+        return not self.binding.accepts_value_dtype(self.case.spec.value_dtype)
 
     @property
     def expects_validation_error(self) -> bool:
@@ -91,7 +103,8 @@ class Subject:
     @contextlib.contextmanager
     def framework_call(self, stage: str) -> Iterator[None]:
         try:
-            yield
+            with timing.phase("framework"):
+                yield
         except Exception as exc:
             raise FrameworkError(stage, exc) from exc
 

@@ -19,10 +19,15 @@ from conformance.case_model import CaseSpec, SampleSpec, literal_shape
 from reference import OracleError
 
 DEFAULT_MAX_ELEMENTS = 1_000_000
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 
 
 def max_elements() -> int:
-    """Cap on the elements of any one array of a case (``CONFORMANCE_MAX_ELEMENTS``)."""
+    """Cap on the elements of any one array of a case (``CONFORMANCE_MAX_ELEMENTS``).
+
+    The plugin checks the variable (and ``--max-elements``) and refuses a bad value as a usage
+    error; here, outside a run, a bad value falls back to the default.
+    """
     raw = os.environ.get("CONFORMANCE_MAX_ELEMENTS", "")
     try:
         return int(raw) if raw else DEFAULT_MAX_ELEMENTS
@@ -43,6 +48,8 @@ class Known:
 
     frameworks: frozenset[str] | None = None
     checks: frozenset[str] | None = None
+    #: The element cap of this run (``--max-elements``); None: ``CONFORMANCE_MAX_ELEMENTS``.
+    max_elements: int | None = None
 
 
 def spec_shape(spec) -> tuple[int, ...]:
@@ -56,14 +63,30 @@ def _placeholder(shape: tuple[int, ...]) -> np.ndarray:
     return np.broadcast_to(np.zeros(()), shape)
 
 
-def _check_size(path: tuple, what: str, shape: Iterable[int]) -> None:
-    cap = max_elements()
+#: Frameworks and older NumPy hold at most 32 dims; a case never needs that many.
+MAX_ARRAY_RANK = 32
+
+
+def _static_value(pspec) -> np.ndarray:
+    """A static parameter's literal value (0-d); a generator's shape stands in for it."""
+    if hasattr(pspec, "generator"):
+        return _placeholder(tuple(pspec.shape))
+    return np.asarray(pspec, dtype=np.float64)
+
+
+def _check_size(path: tuple, what: str, shape: Iterable[int], cap: int) -> None:
+    """Refuse an array over the element cap — from its shape, before anything is allocated."""
+    shape = tuple(shape)
+    if len(shape) > MAX_ARRAY_RANK:
+        raise SemanticError(
+            path, f"{what} would have {len(shape)} dims, more than {MAX_ARRAY_RANK}"
+        )
     n = math.prod(shape)
     if n > cap:
         raise SemanticError(
             path,
             f"{what} of shape {tuple(shape)} has {n} elements, over the cap of {cap} "
-            "(set CONFORMANCE_MAX_ELEMENTS to raise it)",
+            "(--max-elements or CONFORMANCE_MAX_ELEMENTS raise it)",
         )
 
 
@@ -84,6 +107,8 @@ def resolve_case(spec: CaseSpec, known: Known | None = None) -> Resolved:
     except OracleError as exc:
         raise SemanticError(("family",), str(exc)) from None
 
+    known = known or Known()
+    cap = known.max_elements or max_elements()
     parametrization = _resolve_parametrization(spec, family)
     info = family.params(parametrization)
 
@@ -91,7 +116,7 @@ def resolve_case(spec: CaseSpec, known: Known | None = None) -> Resolved:
     for name, pinfo in info.items():
         pspec = spec.params[name]
         shape = spec_shape(pspec)
-        _check_size(("params", name), name, shape)
+        _check_size(("params", name), name, shape, cap)
         if len(shape) < pinfo.event_rank:
             raise SemanticError(
                 ("params", name),
@@ -100,23 +125,29 @@ def resolve_case(spec: CaseSpec, known: Known | None = None) -> Resolved:
         _check_generator(("params", name), pspec, shape)
         shapes[name] = shape
 
-    placeholders = {k: _placeholder(s) for k, s in shapes.items()}
+    # A static parameter (LKJCholesky's dimension) sets the event shape by its value, so the
+    # shapes must see that value: a placeholder 0 would let `dimension: 100000` through the
+    # element cap and allocate a 100000² value when sampled.
+    placeholders = {
+        k: _static_value(spec.params[k]) if info[k].static else _placeholder(s)
+        for k, s in shapes.items()
+    }
     try:
         batch = family.batch_shape(placeholders, parametrization)
         event = family.event_shape(placeholders, parametrization)
-    except OracleError as exc:
+    except (OracleError, ValueError, ArithmeticError) as exc:
         raise SemanticError(("params",), str(exc)) from None
 
     value_shape = _value_shape(spec, batch, event, family.value.event_rank)
-    _check_size(("value",), "value", value_shape)
+    _check_size(("value",), "value", value_shape, cap)
     try:
         lp_shape = family.log_prob_shape(placeholders, _placeholder(value_shape), parametrization)
-    except OracleError as exc:
+    except (OracleError, ValueError, ArithmeticError) as exc:
         raise SemanticError(("value",), str(exc)) from None
     biggest = max(
         (math.prod(s[len(s) - info[k].event_rank :]) for k, s in shapes.items()), default=1
     )
-    _check_size(("value",), "the broadcast batch", (*lp_shape, biggest))
+    _check_size(("value",), "the broadcast batch", (*lp_shape, biggest), cap)
 
     for name in spec.param_dtypes:
         if name not in info:
@@ -130,7 +161,7 @@ def resolve_case(spec: CaseSpec, known: Known | None = None) -> Resolved:
             )
     _check_value_dtype(spec, family)
     _check_expect(spec, batch, event, lp_shape)
-    _check_names(spec, known or Known())
+    _check_names(spec, known)
     return Resolved(parametrization, tuple(batch), tuple(event), tuple(lp_shape))
 
 
@@ -148,6 +179,12 @@ def _resolve_parametrization(spec: CaseSpec, family: reference.Family) -> str:
     matches = [p for p, params in family.parametrizations.items() if set(params) == given]
     if len(matches) == 1:
         return matches[0]
+    if len(matches) > 1:  # same parameter names, different layouts (MultitaskMultivariateNormal)
+        raise SemanticError(
+            ("params",),
+            f"the parameters fit {family.name}'s parametrizations {', '.join(matches)} alike; "
+            "say which with 'parametrization:'",
+        )
     # No exact match: report against the closest parametrisation, naming the offending key.
     best = max(family.parametrizations, key=lambda p: len(given & set(family.parametrizations[p])))
     _check_param_set(family, best, given, inferred=True)
@@ -177,6 +214,20 @@ def _check_generator(path: tuple, pspec, shape: tuple[int, ...]) -> None:
         )
     if gen == "simplex" and (len(shape) < 1 or shape[-1] < 1):
         raise SemanticError(path, f"generator 'simplex' needs a last dim of size ≥ 1, got {shape}")
+    blocks = getattr(pspec, "blocks", None)
+    if blocks is not None and (shape[-1] % blocks or blocks > max(shape[-1], 1)):
+        # Checked here, not only in the generator: `blocks` sizes a loop, so a huge count on an
+        # empty matrix would spin before any array exists.
+        raise SemanticError(path, f"spd: {blocks} blocks do not divide size {shape[-1]}")
+    kron = getattr(pspec, "kronecker", None)
+    if kron is not None and kron[0] * kron[1] != shape[-1]:
+        raise SemanticError(
+            path, f"spd: kronecker factor sizes {kron[0]}×{kron[1]} do not make size {shape[-1]}"
+        )
+    if gen == "integers":
+        for bound in ("low", "high"):
+            if not INT64_MIN <= getattr(pspec, bound) <= INT64_MAX:
+                raise SemanticError(path, f"generator 'integers': {bound} is beyond int64")
     for lo, hi in (
         ("low", "high"),
         ("min_eigenvalue", "max_eigenvalue"),
@@ -222,6 +273,12 @@ def _check_value_dtype(spec: CaseSpec, family: reference.Family) -> None:
         flat = np.asarray(value, dtype=np.float64).ravel()
         if flat.size and not np.all(np.isfinite(flat) & (flat == np.round(flat))):
             raise SemanticError(("value",), f"value_dtype {spec.value_dtype} needs integral values")
+        if spec.value_dtype in ("int32", "int64"):
+            info = np.iinfo(spec.value_dtype)
+            if flat.size and not np.all((flat >= info.min) & (flat <= info.max)):
+                raise SemanticError(
+                    ("value",), f"value outside the range of value_dtype {spec.value_dtype}"
+                )
 
 
 def _check_expect(spec: CaseSpec, batch, event, lp_shape) -> None:

@@ -112,13 +112,18 @@ def load_located(text: str | bytes) -> Located:
         try:
             text = text.decode("utf-8")
         except UnicodeDecodeError as exc:
-            raise YamlError(f"file is not UTF-8 ({exc.reason} at byte {exc.start})", None) from None
+            line = text.count(b"\n", 0, exc.start) + 1
+            raise YamlError(f"file is not UTF-8 ({exc.reason} at byte {exc.start})", line) from None
     try:
         node = yaml.compose(text, Loader=yaml.SafeLoader)
     except yaml.composer.ComposerError as exc:
         raise _from_marked(exc, "more than one YAML document; a case file holds one") from None
     except yaml.MarkedYAMLError as exc:
         raise _from_marked(exc) from None
+    except yaml.reader.ReaderError as exc:  # a control character: point at its line
+        line = text.count("\n", 0, exc.position) + 1
+        code = ord(exc.character) if isinstance(exc.character, str) else int(exc.character)
+        raise YamlError(f"character U+{code:04X} is not allowed in YAML", line) from None
     except yaml.YAMLError as exc:
         raise YamlError(f"YAML error: {exc}", None) from None
     except RecursionError:

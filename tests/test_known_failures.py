@@ -37,6 +37,15 @@ def test_patterns_are_globs_over_static_metadata() -> None:
     assert not kf.matches(entry(dtype="float64"), STATIC)
 
 
+def test_a_pattern_field_may_list_globs_and_any_one_matches() -> None:
+    assert kf.matches(
+        entry(case=["tril-*", "cov-value-*+pad1"], check=["grad", "log_prob"]), STATIC
+    )
+    assert not kf.matches(entry(case=["tril-*", "cov-value-batch-larger"]), STATIC)
+    assert not kf.matches(entry(case=["cov-*"], check=["grad", "shapes"]), STATIC)
+    assert kf.matches(entry(framework=["torch", "*"]), STATIC)
+
+
 def test_version_requirements_use_pep_440_on_installed_distributions() -> None:
     installed = kf.installed_version("numpyro")
     assert kf.version_applies(entry(version=f"numpyro=={installed}"))

@@ -33,7 +33,9 @@ def test_shards_run_in_a_matrix_and_a_report_job_merges_them() -> None:
     run_steps = "\n".join(str(s.get("run", "")) for s in jobs["run"]["steps"])
     assert "--shard=${{ matrix.shard }}/${{ inputs.shards }}" in run_steps
     assert "conformance run" in run_steps and "--known-failures" in run_steps
-    assert jobs["run"]["strategy"]["matrix"]["shard"] == "${{ fromJSON(needs.plan.outputs.shards) }}"
+    assert (
+        jobs["run"]["strategy"]["matrix"]["shard"] == "${{ fromJSON(needs.plan.outputs.shards) }}"
+    )
     report_steps = "\n".join(str(s.get("run", "")) for s in jobs["report"]["steps"])
     assert "conformance report shards/*/results.json" in report_steps
     assert jobs["report"]["if"] == "always()"

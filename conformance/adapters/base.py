@@ -9,6 +9,7 @@ It knows nothing of tolerances, oracles or reports. Third-party frameworks subcl
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib
 import importlib.metadata
 from abc import ABC, abstractmethod
@@ -18,6 +19,15 @@ from typing import Any, ClassVar
 import numpy as np
 
 from conformance.registry import Binding, Bindings, find_binding
+
+
+@functools.cache
+def installed_version(package: str) -> str:
+    """Read once per process: every item records it, and reading metadata is slow."""
+    try:
+        return importlib.metadata.version(package)
+    except importlib.metadata.PackageNotFoundError:
+        return "not installed"
 
 
 def import_dotted(path: str) -> Any:
@@ -67,10 +77,7 @@ class Adapter(ABC):
         return None
 
     def version(self) -> str:
-        try:
-            return importlib.metadata.version(self.package)
-        except importlib.metadata.PackageNotFoundError:
-            return "not installed"
+        return installed_version(self.package)
 
     def device_unavailable(self, device: str) -> str | None:
         """Why ``device`` cannot be used by this framework here, or None."""

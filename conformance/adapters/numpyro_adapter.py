@@ -12,6 +12,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from conformance.adapters import jax_cache
 from conformance.adapters.base import Adapter
 from conformance.registry import bindings_for
 
@@ -52,6 +53,7 @@ class NumpyroAdapter(Adapter):
 
     @contextlib.contextmanager
     def precision(self, dtype: str) -> Iterator[None]:
+        jax_cache.configure()
         with x64(dtype == "float64"):
             yield
 

@@ -39,9 +39,36 @@ class Check(ABC):
 
     def run(self, subject: Subject) -> CheckResult:
         try:
+            if subject.expects_type_error:
+                return self._expect_type_error(subject)
             return self.evaluate(subject)
         except FrameworkError as exc:
-            return self.fail(subject, "raises", str(exc))
+            return self.fail(subject, exc.kind, str(exc))
+
+    def _expect_type_error(self, subject: Subject) -> CheckResult:
+        """The registry declares this binding rejects the case's value dtype: every check holds
+        it to log_prob raising TypeError (the framework's convention), not to the oracle."""
+        declared = ", ".join(subject.binding.value_dtypes or ())
+        try:
+            lp = subject.log_prob(subject.build())
+        except FrameworkError as exc:
+            if isinstance(exc.exc, TypeError):
+                return CheckResult(
+                    True, metrics={"declared_type_error": str(exc).splitlines()[0][:500]}
+                )
+            return self.fail(
+                subject,
+                "raises",
+                f"expected a TypeError (declared value dtypes: {declared}); {exc}",
+            )
+        shown_lp = subject.numpy(lp).ravel()[:4].tolist()
+        return self.fail(
+            subject,
+            "no_type_error",
+            f"{subject.adapter.name} declares it accepts value dtypes {declared} only, so log_prob "
+            f"of a {subject.case.spec.value_dtype} value must raise TypeError, but it returned "
+            f"{shown_lp}…",
+        )
 
     @abstractmethod
     def evaluate(self, subject: Subject) -> CheckResult: ...
@@ -63,6 +90,7 @@ class Check(ABC):
 
 _KIND_WORDS = {
     "raises": "raised",
+    "memory": "ran out of memory",
     "nan": "returned NaN",
     "inf": "returned inf",
     "shape": "shape mismatch",

@@ -31,7 +31,7 @@ class BroadcastCheck(Check):
             try:
                 result = part.evaluate(subject)
             except FrameworkError as exc:
-                result = part.fail(subject, "raises", str(exc))
+                result = part.fail(subject, exc.kind, str(exc))
             if result.skip_reason:
                 skipped.append(f"{part.name}: {result.skip_reason}")
                 continue

@@ -80,7 +80,7 @@ class PropertyCheck(Check):
                 try:
                     result = part.evaluate(sub)
                 except FrameworkError as exc:
-                    result = part.fail(sub, "raises", str(exc))
+                    result = part.fail(sub, exc.kind, str(exc))
                 if not result.passed:
                     failing.update(case=case, result=result, shapes=shapes.input_shapes)
                     raise PropertyFailure(result.message)

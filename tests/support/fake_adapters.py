@@ -179,3 +179,91 @@ class RankTwoAdapter(TorchAdapter):
         if lp.ndim >= 2:
             raise RuntimeError(f"shape {tuple(lp.shape)} is invalid for input of size {lp.numel()}")
         return lp
+
+
+# ----- faults that would take a run down: see conformance.robustness --------------------------
+#: Each fault fires only where the value holds this number, so one run mixes faulty items with
+#: healthy ones and can show that every other result is kept.
+FAULT_VALUE = 1234.5
+
+
+class _SelectiveFault(TorchAdapter):
+    """Healthy torch, except ``log_prob`` at a value that holds :data:`FAULT_VALUE`."""
+
+    def log_prob(self, dist: Any, value: Any) -> Any:
+        if bool((value == FAULT_VALUE).any()):
+            self.fault()
+        return super().log_prob(dist, value)
+
+    def fault(self) -> None:
+        raise NotImplementedError
+
+
+class AbortAdapter(_SelectiveFault):
+    """Aborts the interpreter (SIGABRT), as a failed C++ assertion in a framework does."""
+
+    name = "fake.abort"
+
+    def fault(self) -> None:
+        import os
+
+        os.abort()
+
+
+class HangAdapter(_SelectiveFault):
+    """Sleeps forever in log_prob (interruptible: the soft timeout ends it). Touches the file
+    ``CONFORMANCE_TEST_HANG_FLAG`` names first, so a test knows a run is in the hang."""
+
+    name = "fake.hang"
+
+    def fault(self) -> None:
+        import os
+        import time
+
+        flag = os.environ.get("CONFORMANCE_TEST_HANG_FLAG")
+        if flag:
+            with open(flag, "w") as fh:
+                fh.write(str(os.getpid()))
+        while True:
+            time.sleep(3600)
+
+
+class StuckAdapter(_SelectiveFault):
+    """Hangs where no Python signal handler can run (SIGALRM blocked, like a C deadlock)."""
+
+    name = "fake.stuck"
+
+    def fault(self) -> None:
+        import signal
+        import time
+
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})
+        while True:
+            time.sleep(3600)
+
+
+class LeakAdapter(_SelectiveFault):
+    """Allocates (and touches) memory until an allocation fails."""
+
+    name = "fake.leak"
+
+    def fault(self) -> None:
+        hoard = []
+        while True:
+            hoard.append(bytearray(64 << 20))
+
+
+#: Markup, quotes, backslashes and control characters: what a framework message may hold.
+HOSTILE_MESSAGE = (
+    '</script><img src=x onerror=alert(1)> """ closes? \\x \\N \\U0001 C:\\Users\\new\\'
+    "\nsecond line <!-- & \u2028 \x07 \x00 '''"
+)
+
+
+class HostileMessageAdapter(TorchAdapter):
+    """Raises with a message built to break out of HTML, a docstring or a comment."""
+
+    name = "fake.hostile"
+
+    def log_prob(self, dist: Any, value: Any) -> Any:
+        raise RuntimeError(HOSTILE_MESSAGE)

@@ -1,0 +1,63 @@
+"""JAX's persistent compilation cache, switched on for conformance runs.
+
+Eager JAX compiles every primitive for every new shape, and a conformance run is thousands of
+small, differently shaped evaluations: XLA compilation is most of a cold run's time. With the
+persistent cache a second run (or a CI job that keeps the directory) loads the executables
+instead. ``CONFORMANCE_JAX_CACHE`` names the directory, or ``off``; the default lives under
+``$XDG_CACHE_HOME`` (``~/.cache``). JAX keys entries by its own version and the HLO, so one
+directory serves every release and device safely.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from pathlib import Path
+
+from conformance import timing
+
+ENV = "CONFORMANCE_JAX_CACHE"
+
+
+def cache_dir() -> Path | None:
+    """Where compiled executables are kept, or None when the cache is off."""
+    chosen = os.environ.get(ENV, "").strip()
+    if chosen.lower() in ("off", "0", "none", "false"):
+        return None
+    if chosen:
+        return Path(chosen).expanduser()
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "conformance" / "jax"
+
+
+_configured = False
+
+
+def configure() -> None:
+    """Point JAX at the cache once per process, before its first compilation.
+
+    Caches every executable however quick to compile (JAX's defaults skip those under 1 s,
+    which is all of ours). A directory that cannot be created leaves the cache off.
+    """
+    global _configured
+    if _configured:
+        return
+    _configured = True
+    timing.listen_to_jax()
+    path = cache_dir()
+    if path is None:
+        return
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return
+    import jax
+
+    for name, value in (
+        ("jax_compilation_cache_dir", str(path)),
+        ("jax_persistent_cache_min_compile_time_secs", 0.0),
+        ("jax_persistent_cache_min_entry_size_bytes", -1),
+    ):
+        # An old JAX without one of these knobs runs without it.
+        with contextlib.suppress(AttributeError, KeyError, ValueError):
+            jax.config.update(name, value)

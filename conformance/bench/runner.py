@@ -1,0 +1,281 @@
+"""Runs the suite and the bare-loop baseline, and reports medians against the issue's targets.
+
+Every measurement is a fresh subprocess, as a user would run it: ``conformance run -n W`` for
+each worker count, ``conformance report`` for the reporting step, a bare ``import`` of the
+frameworks, and :mod:`conformance.bench.baseline`. Phase totals and peak RSS come from the
+``timing`` section each run writes into its results.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+TINY = [
+    "--family=Normal",
+    "--framework=torch",
+    "--framework=numpyro",
+    "--dtype=float64",
+    "--check=log_prob",
+    "--check=grad",
+    "--variants=off",
+    "-k",
+    "not mixture",
+]
+TARGETS = {
+    "wall_s_n2": ("full suite wall time, -n 2", 60.0),
+    "overhead_ratio": ("suite time (-n 0) / bare-loop time", 1.5),
+    "collection_s_per_5000": ("collection per 5,000 items", 3.0),
+    "oracle_share": ("oracle share of item time", 0.10),
+    "peak_rss_mb": ("peak RSS of any worker (MB)", 3072.0),
+}
+
+
+def _timed(cmd: list[str], env: dict[str, str]) -> tuple[float, subprocess.CompletedProcess]:
+    start = time.perf_counter()
+    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
+    return time.perf_counter() - start, proc
+
+
+def _phases(timing: dict[str, Any]) -> tuple[dict[str, float], dict[str, float], list[float]]:
+    """Exclusive phases and included figures summed over the processes that ran items."""
+    procs = list(timing.get("workers", {}).values()) or [timing["controller"]]
+    phases: dict[str, float] = {}
+    included: dict[str, float] = {}
+    for proc in procs:
+        for k, v in proc["phases"].items():
+            phases[k] = phases.get(k, 0.0) + v
+        for k, v in proc["included"].items():
+            included[k] = included.get(k, 0.0) + v
+    rss = [p["peak_rss_mb"] for p in procs]
+    return phases, included, rss
+
+
+def _collection_s(timing: dict[str, Any]) -> float:
+    """The controller collects alone with -n 0; under xdist every worker collects in parallel."""
+    workers = [w["phases"].get("collection", 0.0) for w in timing.get("workers", {}).values()]
+    return max(workers) if workers else timing["controller"]["phases"].get("collection", 0.0)
+
+
+def measure_run(workers: int, selection: list[str], env: dict[str, str], tmp: Path) -> dict:
+    results = tmp / f"results-n{workers}.json"
+    results.unlink(missing_ok=True)
+    cmd = [sys.executable, "-m", "conformance.cli", "run", "-n", str(workers)]
+    cmd += [f"--results={results}", "-q", "-p", "no:cacheprovider", "--junitxml=", *selection]
+    wall, proc = _timed(cmd, env)
+    if not results.exists():
+        raise RuntimeError(f"no results from {' '.join(cmd)}:\n{proc.stdout[-2000:]}")
+    data = json.loads(results.read_text())
+    phases, included, rss = _phases(data["run"]["timing"])
+    report_s, _ = _timed(
+        [
+            sys.executable,
+            "-m",
+            "conformance.cli",
+            "report",
+            str(results),
+            "-o",
+            str(tmp / "x.html"),
+        ],
+        env,
+    )
+    items = len(data["records"])
+    item_time = sum(phases.values()) - phases.get("collection", 0.0)
+    return {
+        "workers": workers,
+        "exit_code": proc.returncode,
+        "wall_s": round(wall, 3),
+        "items": items,
+        "items_per_s": round(items / wall, 1) if wall else None,
+        "counts": data["run"]["counts"],
+        "collection_s": round(_collection_s(data["run"]["timing"]), 3),
+        "phases_s": {k: round(v, 3) for k, v in sorted(phases.items())},
+        "included_s": {k: round(v, 3) for k, v in sorted(included.items())},
+        "oracle_share": round(phases.get("oracle", 0.0) / item_time, 4) if item_time else None,
+        "peak_rss_mb": max(rss),
+        "report_s": round(report_s, 3),
+    }
+
+
+def measure_imports(env: dict[str, str]) -> float:
+    code = "import torch, jax, numpyro, gpytorch, linear_operator"
+    wall, _ = _timed([sys.executable, "-c", code], env)
+    return round(wall, 3)
+
+
+def measure_baseline(selection: list[str], env: dict[str, str], tmp: Path) -> dict:
+    out = tmp / "baseline.json"
+    cmd = [sys.executable, "-m", "conformance.bench.baseline", f"--output={out}"]
+    cmd += ["--cases=" + str(_cases_root()), *selection] if not _has_cases(selection) else selection
+    wall, proc = _timed(cmd, env)
+    if not out.exists():
+        raise RuntimeError(f"baseline failed:\n{proc.stderr[-2000:]}")
+    return {**json.loads(out.read_text()), "wall_s": round(wall, 3)}
+
+
+def _has_cases(selection: list[str]) -> bool:
+    return any(a.startswith("--cases") for a in selection)
+
+
+def _cases_root() -> Path:
+    from conformance.cli import builtin_cases
+
+    return builtin_cases()
+
+
+def _median(values: list[float]) -> float:
+    return round(statistics.median(values), 3)
+
+
+def summarise(runs: list[dict], baselines: list[dict], imports: list[float]) -> dict:
+    by_workers: dict[int, list[dict]] = {}
+    for r in runs:
+        by_workers.setdefault(r["workers"], []).append(r)
+    summary: dict[str, Any] = {"imports_s": _median(imports), "by_workers": {}}
+    for w, rs in sorted(by_workers.items()):
+        phase_names = sorted({k for r in rs for k in r["phases_s"]})
+        included = sorted({k for r in rs for k in r["included_s"]})
+        summary["by_workers"][str(w)] = {
+            "runs": len(rs),
+            "items": rs[0]["items"],
+            "wall_s_median": _median([r["wall_s"] for r in rs]),
+            "items_per_s_median": _median([r["items_per_s"] for r in rs]),
+            "collection_s_median": _median([r["collection_s"] for r in rs]),
+            "phases_s_median": {
+                k: _median([r["phases_s"].get(k, 0) for r in rs]) for k in phase_names
+            },
+            "included_s_median": {
+                k: _median([r["included_s"].get(k, 0) for r in rs]) for k in included
+            },
+            "oracle_share_median": _median([r["oracle_share"] or 0 for r in rs]),
+            "peak_rss_mb_max": max(r["peak_rss_mb"] for r in rs),
+            "report_s_median": _median([r["report_s"] for r in rs]),
+        }
+    if baselines:
+        summary["baseline"] = {
+            "bare_s_median": _median([b["bare_s"] for b in baselines]),
+            "evaluations_s_median": _median([b["evaluations_s"] for b in baselines]),
+            "items": baselines[0]["items"],
+        }
+    measured = {}
+    n0, n2 = summary["by_workers"].get("0"), summary["by_workers"].get("2")
+    if n2:
+        measured["wall_s_n2"] = n2["wall_s_median"]
+    if n0 and baselines:
+        measured["overhead_ratio"] = round(
+            n0["wall_s_median"] / summary["baseline"]["bare_s_median"], 3
+        )
+    any_run = n0 or n2
+    if any_run:
+        measured["collection_s_per_5000"] = round(
+            any_run["collection_s_median"] * 5000 / max(any_run["items"], 1), 3
+        )
+        measured["oracle_share"] = any_run["oracle_share_median"]
+        measured["peak_rss_mb"] = max(s["peak_rss_mb_max"] for s in summary["by_workers"].values())
+    summary["targets"] = {
+        key: {
+            "what": what,
+            "target": target,
+            "measured": measured[key],
+            "met": measured[key] <= target,
+        }
+        for key, (what, target) in TARGETS.items()
+        if key in measured
+    }
+    return summary
+
+
+def table(summary: dict) -> str:
+    lines = [f"framework imports (fresh interpreter): {summary['imports_s']} s"]
+    for w, s in summary["by_workers"].items():
+        lines.append(
+            f"-n {w}: {s['items']} items, wall {s['wall_s_median']} s (median of {s['runs']}), "
+            f"{s['items_per_s_median']} items/s, collection {s['collection_s_median']} s, "
+            f"report {s['report_s_median']} s, peak RSS {s['peak_rss_mb_max']} MB"
+        )
+        phases = ", ".join(f"{k} {v}" for k, v in s["phases_s_median"].items())
+        lines.append(f"    time by phase (s, summed over workers): {phases}")
+        if s["included_s_median"]:
+            inc = ", ".join(f"{k} {v}" for k, v in s["included_s_median"].items())
+            lines.append(f"    of which inside the frameworks (s): {inc}")
+    if "baseline" in summary:
+        b = summary["baseline"]
+        lines.append(
+            f"bare loop: {b['items']} items, {b['bare_s_median']} s "
+            f"(imports + {b['evaluations_s_median']} s of construct/log_prob/grad)"
+        )
+    lines.append("")
+    lines.append(f"{'target':<45}{'measured':>12}{'target':>10}  met")
+    for t in summary["targets"].values():
+        lines.append(
+            f"{t['what']:<45}{t['measured']:>12}{t['target']:>10}  {'yes' if t['met'] else 'NO'}"
+        )
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="conformance bench",
+        description="Time the suite (-n 0 and -n 2), the bare-loop baseline, and where time goes. "
+        "Other arguments select items as for `conformance run`.",
+    )
+    parser.add_argument("--runs", type=int, default=3, help="runs per configuration (median)")
+    parser.add_argument("--workers", default="0,2", help="xdist worker counts (default 0,2)")
+    parser.add_argument("--output", default="reports/bench.json")
+    parser.add_argument("--tiny", action="store_true", help="a seconds-long selection, one run")
+    parser.add_argument("--no-baseline", action="store_true")
+    parser.add_argument(
+        "--cold", action="store_true", help="an empty JAX compilation cache for every run"
+    )
+    ns, selection = parser.parse_known_args(argv)
+    if ns.tiny:
+        selection = [*TINY, *selection]
+        ns.runs = 1
+    from conformance.cli import join_option_values
+
+    selection = join_option_values(selection)
+    workers = [int(w) for w in ns.workers.split(",") if w.strip()]
+    tmp = Path(tempfile.mkdtemp(prefix="conformance-bench-"))
+    env = {**os.environ}
+    runs, baselines, imports = [], [], []
+    try:
+        for i in range(ns.runs):
+            imports.append(measure_imports(env))
+            for w in workers:
+                if ns.cold:
+                    env["CONFORMANCE_JAX_CACHE"] = str(tmp / f"jax-cache-{i}-{w}")
+                runs.append(measure_run(w, selection, env, tmp))
+                print(f"run {i + 1}/{ns.runs} -n {w}: {runs[-1]['wall_s']} s", file=sys.stderr)
+            if not ns.no_baseline:
+                if ns.cold:
+                    env["CONFORMANCE_JAX_CACHE"] = str(tmp / f"jax-cache-{i}-bare")
+                baselines.append(measure_baseline(selection, env, tmp))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    summary = summarise(runs, baselines, imports)
+    payload = {
+        "command": " ".join(
+            ["conformance", "bench", *(argv if argv is not None else sys.argv[1:])]
+        ),
+        "selection": selection,
+        "jax_cache": "cold (empty per run)" if ns.cold else "persistent (CONFORMANCE_JAX_CACHE)",
+        "cpu_count": os.cpu_count(),
+        "summary": summary,
+        "runs": runs,
+        "baselines": baselines,
+    }
+    out = Path(ns.output)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
+    print(table(summary))
+    print(f"\nwritten: {out}")
+    return 0

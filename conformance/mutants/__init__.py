@@ -1,0 +1,204 @@
+"""Mutants: faithful replicas of framework bugs, injected into today's releases at run time.
+
+``conformance mutants`` runs the suite once per mutant (restricted to what the bug can touch)
+and once without, and prints which items each mutant makes fail — the proof that the suite
+catches the reported bugs (../shared/SEEDS.md) even where the buggy release no longer installs.
+``CONFORMANCE_MUTANT=<name> conformance run …`` runs the suite with one mutant applied.
+"""
+
+from __future__ import annotations
+
+from conformance.mutants import gpytorch_mutants, numpyro_mutants, torch_mutants
+from conformance.mutants.base import Mutant, Patcher
+
+ENV = "CONFORMANCE_MUTANT"
+
+# Mutants of one family share a selection, so they share one baseline run.
+TORCH_MVN = ("--framework=torch", "--family=MultivariateNormal", "--check=shapes,log_prob")
+TORCH_NORMAL = (
+    "--framework=torch",
+    "--family=Normal",
+    "--check=shapes,log_prob,grad,grad_functional,vmap",
+)
+NUMPYRO_NORMAL = ("--framework=numpyro", "--family=Normal", "--check=log_prob,jit")
+
+CATALOGUE: tuple[Mutant, ...] = (
+    Mutant(
+        name="torchsharp-1334",
+        seed=1,
+        title="batched Mahalanobis reshape from all-but the first outer_batch_dims dims",
+        replicates="TorchSharp's port of torch's _batch_mahalanobis, injected into torch's MVN",
+        link="https://github.com/dotnet/TorchSharp/issues/1334",
+        framework="torch",
+        apply=torch_mutants.apply_torchsharp_1334,
+        selection=TORCH_MVN,
+        killers=(
+            "*/multivariate_normal.yaml::torchsharp-1334[torch-float32-log_prob]",
+            "*/multivariate_normal.yaml::torchsharp-1334[torch-float64-log_prob]",
+        ),
+        message="shape '[1, 3, 1, 1, 3]' is invalid for input of size 3",
+    ),
+    Mutant(
+        name="gpytorch-2564",
+        seed=2,
+        title="GPyTorch MVN log_prob matches the covariance batch to value - mean from the left",
+        replicates="MultivariateNormal.log_prob's hand-written batch repeat, unpadded",
+        link="https://github.com/cornellius-gp/gpytorch/issues/2564",
+        framework="gpytorch",
+        apply=gpytorch_mutants.apply_gpytorch_2564,
+        selection=(
+            "--framework=gpytorch",
+            "--family=MultivariateNormal",
+            "--check=log_prob,broadcast",
+            "--dtype=float64",
+        ),
+        killers=("*+value-lead[gpytorch-*-broadcast]",),
+    ),
+    Mutant(
+        name="numpyro-1971",
+        seed=3,
+        title="scan's promote_batch_shape takes the batch shape of the first parameter only",
+        replicates="numpyro 0.16.1's _default_promote_batch_shape (fixed by numpyro#1973)",
+        link="https://github.com/pyro-ppl/numpyro/issues/1971",
+        framework="numpyro",
+        apply=numpyro_mutants.apply_numpyro_1971,
+        # The effect-handler cases (cases/numpyro_effects.yaml): NumPyro's scan traces every
+        # item, at about a second each on a small CPU.
+        selection=(
+            "--framework=numpyro",
+            "--check=shapes,plate,scan,plate_in_scan",
+            "--variants=off",
+            "-k",
+            "numpyro_effects",
+        ),
+        killers=(
+            "*/numpyro_effects.yaml::numpyro-1971-plate-in-scan[numpyro-float32-plate_in_scan]",
+            "*/numpyro_effects.yaml::numpyro-1971-plate-in-scan[numpyro-float64-plate_in_scan]",
+        ),
+        spared=("*-shapes]", "*-plate]"),
+        kinds=("shape",),
+    ),
+    Mutant(
+        name="numpyro-1876",
+        seed=4,
+        title="xlogy/xlog1py JVP multiplies by the integer value's float0 tangent",
+        replicates="numpyro 0.15.3's integer-valued log_prob bodies with jax 0.4.34's JVP rules",
+        link="https://github.com/pyro-ppl/numpyro/issues/1876",
+        framework="numpyro",
+        apply=numpyro_mutants.apply_numpyro_1876,
+        # The cases with integer-typed values or counts: the ones a float0 tangent can reach.
+        selection=(
+            "--framework=numpyro",
+            "--family=Bernoulli,Binomial,Multinomial",
+            "--check=log_prob,grad,grad_functional",
+            "-k",
+            "int32 or int64",
+        ),
+        killers=(
+            "*/gradients.yaml::bernoulli-probs-int64-values[numpyro-float32-grad]",
+            "*/gradients.yaml::bernoulli-probs-int64-values[numpyro-float64-grad]",
+        ),
+        # The old bodies also hand int32 values to gammaln uncast, which JAX evaluates in
+        # float32: the float64 log_prob of binomial probs-int32-value is off by ~5e-7 relative,
+        # as it was on numpyro 0.15.3. float32 log_prob stays right.
+        spared=("*-float32-log_prob]",),
+        message="Called multiply with a float0 array",
+        kinds=("raises", "value"),
+    ),
+    Mutant(
+        name="theseus-650",
+        seed=5,
+        title="in-place arithmetic into an unbatched buffer inside Normal.log_prob",
+        replicates="the Theseus pattern (error[:, a:b] = ...) in torch's Normal.log_prob",
+        link="https://github.com/facebookresearch/theseus/issues/650",
+        framework="torch",
+        apply=torch_mutants.apply_inplace_vmap,
+        selection=TORCH_NORMAL,
+        killers=("*/normal.yaml::batched-params[torch-*-vmap]",),
+        spared=("*-shapes]", "*-log_prob]", "*-grad]", "*-grad_functional]"),
+        message="vmap: inplace arithmetic(self, *extra_args) is not possible",
+        kinds=("raises",),
+    ),
+    Mutant(
+        name="grad-factor",
+        title="value right, gradient wrong: d log(scale)/d scale doubled in a custom backward",
+        replicates="a hand-written autograd.Function backward off by a factor of 2 (torch Normal)",
+        framework="torch",
+        apply=torch_mutants.apply_grad_factor,
+        selection=TORCH_NORMAL,
+        killers=(
+            "*/normal.yaml::batched-params[torch-*-grad]",
+            "*/normal.yaml::batched-params[torch-*-grad_functional]",
+        ),
+        spared=("*-shapes]", "*-log_prob]"),
+        message="∂/∂scale",
+        kinds=("grad", "vmap"),  # vmap items check the vmapped gradient too
+    ),
+    Mutant(
+        name="float32-log-pdf",
+        title="precision loss in float32: Normal.log_prob as log(pdf), underflowing in the tail",
+        replicates="numpyro's Normal.log_prob leaving log space (exp, then log)",
+        framework="numpyro",
+        apply=numpyro_mutants.apply_normal_log_of_pdf,
+        selection=NUMPYRO_NORMAL,
+        killers=("*/normal.yaml::far-tail-underflow[numpyro-float32-log_prob]",),
+        spared=("*-float64-*",),
+    ),
+    Mutant(
+        name="jit-only",
+        title="a branch taken only under jax.jit drops the -log(scale) term",
+        replicates="a tracer-guarded fast path in numpyro's Normal.log_prob",
+        framework="numpyro",
+        apply=numpyro_mutants.apply_normal_jit_only,
+        selection=NUMPYRO_NORMAL,
+        killers=("*/normal.yaml::batched-params[numpyro-*-jit]",),
+        spared=("*-log_prob]",),
+        kinds=("jit_only",),
+    ),
+    Mutant(
+        name="scale-tril-upper",
+        title="MultivariateNormal's scale_tril read as the upper factor (Σ = LᵀL)",
+        replicates="a transposed parametrisation in torch's MultivariateNormal",
+        framework="torch",
+        apply=torch_mutants.apply_scale_tril_upper,
+        selection=TORCH_MVN,
+        killers=("*/gradients.yaml::mvn-tril-batched-nondiagonal[torch-*-log_prob]",),
+        spared=("*-shapes]", "*/multivariate_normal.yaml::torchsharp-1334*"),
+        kinds=("value",),
+    ),
+    Mutant(
+        name="batch-shape-from-loc",
+        title="shape only: Normal.batch_shape is loc's shape, not the broadcast of loc and scale",
+        replicates="batch-shape bookkeeping from one parameter in torch's Normal",
+        framework="torch",
+        apply=torch_mutants.apply_normal_batch_from_loc,
+        selection=TORCH_NORMAL,
+        killers=("*/normal.yaml::params-cross-broadcast[torch-*-shapes]",),
+        spared=("*-log_prob]",),
+        kinds=("shape",),
+    ),
+)
+
+BY_NAME: dict[str, Mutant] = {m.name: m for m in CATALOGUE}
+
+
+class UnknownMutant(KeyError):
+    def __str__(self) -> str:
+        return f"unknown mutant {self.args[0]!r}; known: {', '.join(BY_NAME)}"
+
+
+def get(name: str) -> Mutant:
+    try:
+        return BY_NAME[name]
+    except KeyError:
+        raise UnknownMutant(name) from None
+
+
+def activate(name: str) -> Patcher:
+    """Apply mutant ``name`` to the frameworks imported in this process; returns the undo."""
+    patch = Patcher()
+    get(name).apply(patch)
+    return patch
+
+
+__all__ = ["BY_NAME", "CATALOGUE", "ENV", "Mutant", "Patcher", "UnknownMutant", "activate", "get"]

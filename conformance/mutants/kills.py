@@ -1,0 +1,197 @@
+"""Which items a mutant killed, whether that is what the catalogue expects, and the kill table.
+
+An item is *killed* when, in runs of the same selection, it fails (or errors) with the mutant
+applied and did not fail without it — it passed, or it was a known failure that passed (XPASS)
+or failed with the expected kind (xfailed; the mutant changed how it fails). Failures today's
+frameworks already have are not the mutant's doing. Runs are non-strict, so an XPASS is an
+outcome of its own and never counts as a kill. An item that passed without the mutant and is
+xfailed with it failed too, but a known-failure entry matched its kind: it is counted as a kill
+and marked ``masked`` (the registry would hide that regression in a normal run).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from functools import cache
+
+from conformance.mutants.base import Mutant
+
+BASELINE_OK = frozenset({"passed", "xpassed", "xfailed"})
+BASELINE_PASSED = frozenset({"passed", "xpassed"})
+FAILING = frozenset({"failed", "error"})
+
+
+@cache
+def _glob(pattern: str) -> re.Pattern:
+    """A glob where only ``*`` is special: item ids contain ``[`` and ``]`` literally."""
+    return re.compile(".*".join(re.escape(part) for part in pattern.split("*")) + r"\Z")
+
+
+def glob_match(pattern: str, nodeid: str) -> bool:
+    return bool(_glob(pattern).match(nodeid))
+
+
+@dataclass
+class Verdict:
+    """One mutant's outcome: its killed items and any expectation it did not meet."""
+
+    mutant: Mutant
+    selected: int = 0
+    killed: list[dict] = field(default_factory=list)
+    already_failing: int = 0  # failing with and without the mutant: not counted
+    problems: list[str] = field(default_factory=list)
+    run_error: str | None = None
+
+    @property
+    def status(self) -> str:
+        if self.run_error:
+            return "error"
+        if not self.killed:
+            return "survived"
+        return "killed" if not self.problems else "killed, unexpected"
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "killed"
+
+    def by_check(self) -> Counter:
+        return Counter(r.get("check") or "?" for r in self.killed)
+
+    def to_json(self) -> dict:
+        m = self.mutant
+        return {
+            "name": m.name,
+            "seed": m.seed,
+            "title": m.title,
+            "replicates": m.replicates,
+            "link": m.link,
+            "framework": m.framework,
+            "selection": list(m.selection),
+            "status": self.status,
+            "selected": self.selected,
+            "killed_count": len(self.killed),
+            "already_failing": self.already_failing,
+            "by_check": dict(sorted(self.by_check().items())),
+            "problems": self.problems,
+            "run_error": self.run_error,
+            "killed": [
+                {
+                    "nodeid": r["nodeid"],
+                    "check": r.get("check"),
+                    "outcome": r.get("outcome"),
+                    "kind": r.get("kind"),
+                    "masked": bool(r.get("masked")),
+                    "message": r.get("message") or "",
+                }
+                for r in self.killed
+            ],
+        }
+
+
+def symptom(message: str, limit: int = 6) -> list[str]:
+    """A failure message without its source location lines, at most ``limit`` lines."""
+    lines = [ln.strip() for ln in message.strip().splitlines() if ln.strip()]
+    lines = [ln for ln in lines if not ln.startswith("at /")]
+    return [ln[:240] for ln in lines[:limit]]
+
+
+def _is_killer(mutant: Mutant, nodeid: str) -> bool:
+    return any(glob_match(p, nodeid) for p in mutant.killers)
+
+
+def judge(mutant: Mutant, mutated: Iterable[dict], baseline: Iterable[dict]) -> Verdict:
+    """Compare a mutant run's records with the baseline run's, item by item."""
+    before = {r["nodeid"]: r.get("outcome") for r in baseline}
+    verdict = Verdict(mutant)
+    for record in mutated:
+        verdict.selected += 1
+        outcome, was = record.get("outcome"), before.get(record["nodeid"])
+        if outcome in FAILING:
+            if was in BASELINE_OK:
+                verdict.killed.append(record)
+            else:
+                verdict.already_failing += 1
+        elif outcome == "xfailed" and was in BASELINE_PASSED:
+            verdict.killed.append({**record, "masked": True})
+    verdict.problems = expectation_problems(mutant, verdict.killed)
+    return verdict
+
+
+def expectation_problems(mutant: Mutant, killed: list[dict]) -> list[str]:
+    """What the catalogue says must (not) be killed, and how, checked against ``killed``."""
+    ids = [r["nodeid"] for r in killed]
+    problems = []
+    for pattern in mutant.killers:
+        if not any(glob_match(pattern, i) for i in ids):
+            problems.append(f"expected killer not killed: {pattern}")
+    for pattern in mutant.spared:
+        hit = [i for i in ids if glob_match(pattern, i)]
+        if hit:
+            problems.append(f"{len(hit)} item(s) matching {pattern} killed, e.g. {hit[0]}")
+    if mutant.message is not None:
+        # The upstream message must come from the items that reproduce the report.
+        named = [r for r in killed if _is_killer(mutant, r["nodeid"])]
+        if not any(mutant.message in (r.get("message") or "") for r in named or killed):
+            problems.append(f"no killed item's message contains {mutant.message!r}")
+    if mutant.kinds:
+        wrong = [r for r in killed if r.get("kind") not in mutant.kinds]
+        if wrong:
+            kinds = sorted({str(r.get("kind")) for r in wrong})
+            problems.append(
+                f"{len(wrong)} killed item(s) of kind {kinds}, expected {list(mutant.kinds)}, "
+                f"e.g. {wrong[0]['nodeid']}"
+            )
+    return problems
+
+
+def table(verdicts: list[Verdict], show: int = 8) -> str:
+    """The kill table: one summary row per mutant, then the killed items of each."""
+    header = ("mutant", "seed", "status", "killed", "checks that killed it")
+    rows = [
+        (
+            v.mutant.name,
+            str(v.mutant.seed or "-"),
+            v.status,
+            f"{len(v.killed)}/{v.selected}",
+            ", ".join(f"{c} {n}" for c, n in sorted(v.by_check().items())) or "-",
+        )
+        for v in verdicts
+    ]
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+    lines = [
+        "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
+        for row in [header, *rows]
+    ]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    for v in verdicts:
+        lines.append("")
+        lines.append(f"{v.mutant.name}: {v.mutant.title}")
+        lines.append(
+            f"  replicates: {v.mutant.replicates}"
+            + (f" ({v.mutant.link})" if v.mutant.link else "")
+        )
+        lines.append(f"  selection: {' '.join(v.mutant.selection)}")
+        if v.run_error:
+            lines.append(f"  RUN ERROR: {v.run_error}")
+        ordered = sorted(v.killed, key=lambda r: not _is_killer(v.mutant, r["nodeid"]))
+        shown = ordered if show <= 0 else ordered[:show]
+        for record in shown:
+            masked = " masked by a known failure" if record.get("masked") else ""
+            lines.append(f"  killed by {record['nodeid']}  [{record.get('kind')}]{masked}")
+        if len(shown) < len(ordered):
+            lines.append(f"  … and {len(ordered) - len(shown)} more (all in mutants.json)")
+        if ordered:
+            lines.append(f"  message of {ordered[0]['nodeid']}:")
+            lines += [f"    {line}" for line in symptom(ordered[0].get("message") or "")]
+        for problem in v.problems:
+            lines.append(f"  PROBLEM: {problem}")
+    survived = [v.mutant.name for v in verdicts if not v.ok]
+    lines.append("")
+    lines.append(
+        f"{len(verdicts) - len(survived)}/{len(verdicts)} mutants killed"
+        + (f"; not killed as expected: {', '.join(survived)}" if survived else "")
+    )
+    return "\n".join(lines)

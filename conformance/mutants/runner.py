@@ -1,0 +1,180 @@
+"""``conformance mutants``: run the suite once per mutant and once without, print the kill table.
+
+Each run is its own ``conformance run`` subprocess: a mutant's patches live for the life of the
+process that runs the items (and its xdist workers), so they can never leak into another
+mutant's run or into the baseline. Mutants with the same selection share one baseline run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+from conformance.mutants import CATALOGUE, ENV, Mutant, get
+from conformance.mutants.kills import Verdict, judge, table
+
+DEFAULT_OUT = Path("reports/mutants")
+DEFAULT_JSON = Path("reports/mutants.json")
+#: Every run: the mutant plugin, non-strict known failures (an XPASS is not a kill), quiet.
+RUN_ARGS = ("-p", "conformance.mutants.plugin", "-p", "no:cacheprovider", "-q")
+NON_STRICT = "--no-strict-known-failures"
+
+
+@dataclass
+class RunResult:
+    records: list[dict] | None
+    returncode: int
+    log: str
+
+    def error(self) -> str | None:
+        if self.records is not None:
+            return None
+        tail = "\n".join(self.log.strip().splitlines()[-15:])
+        return f"no results (exit {self.returncode}):\n{tail}"
+
+
+def run_selection(
+    selection: Sequence[str],
+    directory: Path,
+    mutant: str | None,
+    pytest_args: Sequence[str] = (),
+    timeout: float = 900,
+) -> RunResult:
+    """``conformance run <selection>`` into ``directory``, with ``mutant`` applied (or none)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    results = directory / "results.json"
+    results.unlink(missing_ok=True)
+    env = {k: v for k, v in os.environ.items() if k != ENV}
+    if mutant is not None:
+        env[ENV] = mutant
+    command = [
+        sys.executable,
+        "-m",
+        "conformance.cli",
+        "run",
+        *RUN_ARGS,
+        NON_STRICT,
+        f"--results={results}",
+        *selection,
+        *pytest_args,
+    ]
+    try:
+        proc = subprocess.run(
+            command, env=env, capture_output=True, text=True, timeout=timeout, check=False
+        )
+        log, code = proc.stdout + proc.stderr, proc.returncode
+    except subprocess.TimeoutExpired as exc:
+        log, code = f"timed out after {timeout} s: {exc}", 124
+    (directory / "run.log").write_text(" ".join(command) + "\n\n" + log, encoding="utf-8")
+    try:
+        records = json.loads(results.read_text())["records"] if code in (0, 1) else None
+    except (OSError, ValueError, KeyError):
+        records = None
+    return RunResult(records, code, log)
+
+
+def _slug(args: Sequence[str]) -> str:
+    text = "-".join(a.lstrip("-").split("=", 1)[-1] for a in args) or "all"
+    return re.sub(r"[^A-Za-z0-9_.,-]+", "_", text)[:80]
+
+
+def _with_default_workers(pytest_args: Sequence[str]) -> list[str]:
+    """``-n 0`` unless the caller chose: a mutant's runs are small, and one process per run
+    starts fastest (the mutant plugin patches xdist workers alike when ``-n`` is given)."""
+    args = list(pytest_args)
+    chosen = any(a.startswith(("-n", "--numprocesses")) or a == "no:xdist" for a in args)
+    return args if chosen else [*args, "-n", "0"]
+
+
+def run_mutants(
+    mutants: Sequence[Mutant],
+    out: Path = DEFAULT_OUT,
+    pytest_args: Sequence[str] = (),
+    jobs: int = 1,
+) -> list[Verdict]:
+    """Baselines (one per distinct selection) and mutant runs, then a verdict per mutant."""
+    selections = {m.selection for m in mutants}
+    baseline_dirs = {s: out / f"baseline-{_slug(s)}" for s in selections}
+    tasks: list[tuple[str, tuple[str, ...], Path, str | None]] = [
+        (f"baseline {_slug(s)}", s, d, None) for s, d in baseline_dirs.items()
+    ]
+    tasks += [(m.name, m.selection, out / m.name, m.name) for m in mutants]
+
+    def work(task: tuple[str, tuple[str, ...], Path, str | None]) -> RunResult:
+        label, selection, directory, mutant = task
+        result = run_selection(selection, directory, mutant, pytest_args)
+        state = "no results" if result.error() else f"{len(result.records or [])} items"
+        print(f"  ran {label}: {state}", file=sys.stderr, flush=True)
+        return result
+
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        results = dict(zip([t[0] for t in tasks], pool.map(work, tasks), strict=True))
+    verdicts = []
+    for mutant in mutants:
+        base = results[f"baseline {_slug(mutant.selection)}"]
+        mutated = results[mutant.name]
+        error = f"baseline: {base.error()}" if base.error() else mutated.error()
+        if error:
+            verdict = Verdict(mutant, run_error=error)
+        else:
+            verdict = judge(mutant, mutated.records or [], base.records or [])
+        verdicts.append(verdict)
+    return verdicts
+
+
+def write_json(verdicts: list[Verdict], path: Path, out: Path) -> None:
+    payload = {
+        "schema_version": 1,
+        "runs": str(out),
+        "killed": sum(v.ok for v in verdicts),
+        "total": len(verdicts),
+        "mutants": [v.to_json() for v in verdicts],
+    }
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(payload, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    tmp.replace(path)
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="conformance mutants",
+        description="Inject each catalogued framework bug (a mutant) at run time, run the "
+        "suite restricted to what it touches, and print which items it made fail. Exit 0 when "
+        "every mutant is killed as expected, 1 otherwise. Other arguments go to pytest (-n 2).",
+    )
+    p.add_argument("--only", action="append", metavar="NAME", help="run these mutants only")
+    p.add_argument("--list", action="store_true", help="list the catalogue and exit")
+    p.add_argument("--jobs", type=int, default=1, help="runs in parallel (default 1)")
+    p.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"run dirs ({DEFAULT_OUT})")
+    p.add_argument("--json", type=Path, default=DEFAULT_JSON, help=f"summary ({DEFAULT_JSON})")
+    p.add_argument("--show", type=int, default=8, help="killed items shown per mutant (0: all)")
+    return p
+
+
+def main(argv: Sequence[str]) -> int:
+    ns, pytest_args = parser().parse_known_args(list(argv))
+    if ns.list:
+        for m in CATALOGUE:
+            seed = f"seed {m.seed}" if m.seed else "own"
+            print(f"{m.name:22} {seed:7} {m.framework:9} {m.title}")
+        return 0
+    try:
+        mutants = [get(n) for n in ns.only] if ns.only else list(CATALOGUE)
+    except KeyError as exc:
+        print(f"conformance mutants: {exc}", file=sys.stderr)
+        return 2
+    print(f"conformance mutants: {len(mutants)} mutants, runs under {ns.out}", file=sys.stderr)
+    verdicts = run_mutants(mutants, ns.out, _with_default_workers(pytest_args), ns.jobs)
+    write_json(verdicts, ns.json, ns.out)
+    print(table(verdicts, ns.show))
+    print(f"\nkill table: {ns.json}")
+    return 0 if all(v.ok for v in verdicts) else 1

@@ -1,0 +1,183 @@
+"""Replicas of bugs in torch.distributions (and in a port of it), for today's torch.
+
+Each function here is today's torch code with the one change that makes the bug, marked
+``# MUTATION``; everything else is kept as it is so the replica fails exactly as the original did.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from conformance.mutants.base import Patcher
+
+_LOG_SQRT_2PI = math.log(math.sqrt(2 * math.pi))
+
+
+# ----- seed 1: dotnet/TorchSharp#1334 -------------------------------------------------------
+def torchsharp_batch_mahalanobis(bL: Any, bx: Any) -> Any:
+    """torch's ``_batch_mahalanobis`` as TorchSharp ported it (dotnet/TorchSharp#1334).
+
+    The port built ``bx``'s new shape from all *but* the first ``outer_batch_dims`` dims of
+    ``bx`` where torch takes the first ``outer_batch_dims``; for loc (3,), covariance (1, 3, 3)
+    and value (1, 3) the reshape asks for (1, 3, 1, 1, 3) from 3 numbers and throws
+    ``shape '[1, 3, 1, 1, 3]' is invalid for input of size 3``.
+    """
+    import torch
+
+    n = bx.size(-1)
+    bx_batch_shape = bx.shape[:-1]
+    bx_batch_dims = len(bx_batch_shape)
+    bL_batch_dims = bL.dim() - 2
+    outer_batch_dims = bx_batch_dims - bL_batch_dims
+    old_batch_dims = outer_batch_dims + bL_batch_dims
+    new_batch_dims = outer_batch_dims + 2 * bL_batch_dims
+    bx_new_shape = bx.shape[outer_batch_dims:]  # MUTATION: torch has bx.shape[:outer_batch_dims]
+    for sL, sx in zip(bL.shape[:-2], bx.shape[outer_batch_dims:-1], strict=False):
+        bx_new_shape += (sx // sL, sL)
+    bx_new_shape += (n,)
+    bx = bx.reshape(bx_new_shape)
+    permute_dims = (
+        list(range(outer_batch_dims))
+        + list(range(outer_batch_dims, new_batch_dims, 2))
+        + list(range(outer_batch_dims + 1, new_batch_dims, 2))
+        + [new_batch_dims]
+    )
+    bx = bx.permute(permute_dims)
+    flat_L = bL.reshape(-1, n, n)
+    flat_x = bx.reshape(-1, flat_L.size(0), n)
+    flat_x_swap = flat_x.permute(1, 2, 0)
+    M_swap = torch.linalg.solve_triangular(flat_L, flat_x_swap, upper=False).pow(2).sum(-2)
+    M = M_swap.t()
+    permuted_M = M.reshape(bx.shape[:-1])
+    permute_inv_dims = list(range(outer_batch_dims))
+    for i in range(bL_batch_dims):
+        permute_inv_dims += [outer_batch_dims + i, old_batch_dims + i]
+    reshaped_M = permuted_M.permute(permute_inv_dims)
+    return reshaped_M.reshape(bx_batch_shape)
+
+
+def apply_torchsharp_1334(patch: Patcher) -> None:
+    from torch.distributions import multivariate_normal
+
+    patch.setattr(multivariate_normal, "_batch_mahalanobis", torchsharp_batch_mahalanobis)
+
+
+# ----- seed 5: facebookresearch/theseus#650 -------------------------------------------------
+def inplace_normal_log_prob(self: Any, value: Any) -> Any:
+    """Normal.log_prob accumulating into a buffer it allocates itself (the Theseus pattern).
+
+    Outside vmap this is exact. Under ``torch.func.vmap`` the buffer is a plain (unbatched)
+    tensor while the terms are batched, and ``out -= term`` raises "vmap: inplace
+    arithmetic(self, *extra_args) is not possible because there exists a Tensor `other` in
+    extra_args that has more elements than `self`" (facebookresearch/theseus#650).
+    """
+    import torch
+
+    if self._validate_args:
+        self._validate_sample(value)
+    shape = torch.broadcast_shapes(value.shape, self.batch_shape)
+    # MUTATION: torch returns the expression; this writes it into an unbatched buffer in place.
+    out = torch.zeros(shape, dtype=self.loc.dtype, device=self.loc.device)
+    out -= (value - self.loc) ** 2 / (2 * self.scale**2)
+    out -= self.scale.log() + _LOG_SQRT_2PI
+    return out
+
+
+def apply_inplace_vmap(patch: Patcher) -> None:
+    from torch.distributions import Normal
+
+    patch.setattr(Normal, "log_prob", inplace_normal_log_prob)
+
+
+# ----- own: value right, gradient wrong -----------------------------------------------------
+def _log_scale_function() -> Any:
+    """``log(scale)`` with a hand-written backward that is off by a factor of 2."""
+    import torch
+
+    class LogScale(torch.autograd.Function):
+        generate_vmap_rule = True  # so torch.func.grad/vmap accept it, as they would upstream
+
+        @staticmethod
+        def forward(scale: Any) -> Any:
+            return scale.log()
+
+        @staticmethod
+        def setup_context(ctx: Any, inputs: tuple, output: Any) -> None:
+            ctx.save_for_backward(inputs[0])
+
+        @staticmethod
+        def backward(ctx: Any, grad: Any) -> Any:
+            (scale,) = ctx.saved_tensors
+            return 2 * grad / scale  # MUTATION: d log(s)/ds = 1/s
+
+    return LogScale
+
+
+def apply_grad_factor(patch: Patcher) -> None:
+    from torch.distributions import Normal
+
+    log_scale = _log_scale_function()
+
+    def log_prob(self: Any, value: Any) -> Any:
+        """torch's Normal.log_prob with ``scale.log()`` replaced by the faulty LogScale."""
+        if self._validate_args:
+            self._validate_sample(value)
+        var = self.scale**2
+        return -((value - self.loc) ** 2) / (2 * var) - log_scale.apply(self.scale) - _LOG_SQRT_2PI
+
+    patch.setattr(Normal, "log_prob", log_prob)
+
+
+# ----- own: a parametrisation read transposed -------------------------------------------------
+def apply_scale_tril_upper(patch: Patcher) -> None:
+    """MultivariateNormal(scale_tril=L) that reads L as the *upper* factor: Σ = LᵀL, not LLᵀ.
+
+    Construction and validation are today's; only the factor the distribution keeps is
+    replaced by the lower Cholesky factor of LᵀL, as a port that mixed up row- and column-major
+    storage (or a Cholesky convention) would. A diagonal L gives the same Σ, so only
+    non-diagonal scale_tril cases can tell.
+    """
+    import torch
+    from torch.distributions import MultivariateNormal
+
+    original = MultivariateNormal.__init__
+
+    def __init__(
+        self: Any,
+        loc: Any,
+        covariance_matrix: Any = None,
+        precision_matrix: Any = None,
+        scale_tril: Any = None,
+        validate_args: Any = None,
+    ) -> None:
+        original(self, loc, covariance_matrix, precision_matrix, scale_tril, validate_args)
+        if scale_tril is not None:
+            factor = self._unbroadcasted_scale_tril
+            # MUTATION: torch keeps L itself (Σ = L Lᵀ).
+            self._unbroadcasted_scale_tril = torch.linalg.cholesky(factor.mT @ factor)
+            self.scale_tril = self._unbroadcasted_scale_tril.expand(
+                self.batch_shape + self.event_shape + self.event_shape
+            )
+
+    patch.setattr(MultivariateNormal, "__init__", __init__)
+
+
+# ----- own: shape bookkeeping wrong, values right --------------------------------------------
+def apply_normal_batch_from_loc(patch: Patcher) -> None:
+    """Normal whose ``batch_shape`` is loc's shape alone, before broadcasting against scale.
+
+    log_prob still broadcasts loc and scale, so every value is right: only the shape checks
+    (and code that trusts ``batch_shape``, like plates and ``expand``) can see it.
+    """
+    import torch
+    from torch.distributions import Normal
+
+    original = Normal.__init__
+
+    def __init__(self: Any, loc: Any, scale: Any, validate_args: Any = None) -> None:
+        original(self, loc, scale, validate_args)
+        # MUTATION: torch uses the broadcast shape of (loc, scale).
+        self._batch_shape = torch.Size(loc.shape) if isinstance(loc, torch.Tensor) else torch.Size()
+
+    patch.setattr(Normal, "__init__", __init__)

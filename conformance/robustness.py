@@ -1,0 +1,226 @@
+"""Surviving frameworks that hang, crash or leak: per-item timeouts, crash dumps, memory limits.
+
+A framework is foreign code; one bad call must cost one item, never the run.
+
+- **Hangs.** Each case item carries a ``pytest.mark.timeout`` (``--item-timeout``); the plugin
+  implements pytest-timeout's ``pytest_timeout_set_timer`` hook for case items, and the item
+  arms the limit around its own work (:func:`time_limit`): SIGALRM raises :class:`ItemTimeout`
+  inside the framework call, a ``BaseException`` so that a framework's ``except Exception``
+  cannot swallow it; the item fails with kind ``timeout``. A
+  call that never returns to Python (a C deadlock, a loop holding the GIL) cannot be interrupted
+  that way, so in an xdist worker faulthandler's C watchdog thread — which needs no GIL — dumps
+  the stacks and ends the worker a little later (:func:`hard_timeout`); xdist reports the item
+  as crashed and starts a new worker.
+- **Crashes.** A worker's faulthandler writes into a per-worker dump file that the controller
+  reads when xdist reports the crash, so the record says what happened (``Fatal Python error:
+  Aborted`` and the stack) and whether it was the hard timeout (kind ``timeout``) or a crash
+  (kind ``crash``).
+- **Leaks.** Each worker lowers its own ``RLIMIT_DATA`` (``--worker-memory``): a runaway
+  allocation fails as a ``MemoryError`` (kind ``memory``) or, inside C++, as a crash — in that
+  worker, not by the kernel's OOM killer choosing some process of the machine. RLIMIT_DATA
+  rather than RLIMIT_AS: JAX/XLA and glibc's arenas reserve gigabytes of address space they
+  never touch, which RLIMIT_AS would count; RLIMIT_DATA counts the writable memory a leak grows.
+
+With ``-n 0`` everything runs in the pytest process itself: the soft timeout still works, but
+there is no worker to lose, so neither the hard timeout nor the memory limit is applied there,
+and a crash ends the run (results.json then keeps the previous complete file).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import faulthandler
+import os
+import re
+import signal
+import threading
+import traceback
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+DEFAULT_ITEM_TIMEOUT = 120.0
+DEFAULT_WORKER_MEMORY = 8 << 30
+#: How much of a crash dump a record keeps.
+MAX_DUMP_CHARS = 6000
+#: The key under which the controller tells workers where their dump files go.
+DUMP_DIR_KEY = "conformance_dump_dir"
+
+
+class ItemTimeout(BaseException):
+    """The item ran past its timeout; raised by SIGALRM wherever the item's code was."""
+
+
+def hard_timeout(timeout: float) -> float:
+    """When a worker stuck outside Python is ended: the soft timeout plus a grace period."""
+    return timeout * 1.25 + 5.0
+
+
+def parse_size(text: str) -> int | None:
+    """``"8G"``, ``"512M"``, ``"1.5GiB"``, ``"1000000"`` → bytes; ``"0"``/``"off"`` → None."""
+    text = text.strip().lower()
+    if text in ("", "0", "off", "none", "unlimited"):
+        return None
+    match = re.fullmatch(r"(\d+(?:\.\d+)?)\s*([kmgt]?)(?:i?b)?", text)
+    if not match:
+        raise ValueError(f"not a size: {text!r} (e.g. 8G, 512M, off)")
+    scale = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}[match.group(2)]
+    return int(float(match.group(1)) * scale)
+
+
+# ----- soft and hard timeout, around the item's own work --------------------------------------
+#: Where pytest-timeout's timer hook leaves an item's limit: (seconds, hard timeout too?).
+TIMER_ATTR = "conformance_time_limit"
+
+
+def set_item_timer(item: Any, timeout: float, hard: bool) -> None:
+    """pytest-timeout's timer hook for a case item: note the limit, arm nothing yet.
+
+    The item arms it around its own work (:func:`time_limit`), after its framework is
+    imported: a first import of torch or JAX takes seconds on a loaded machine, and is not the
+    framework's call hanging.
+    """
+    setattr(item, TIMER_ATTR, (timeout, hard))
+
+
+def _raise_timeout(timeout: float):
+    def handler(signum: int, frame: Any) -> None:
+        where = "".join(traceback.format_stack(frame, limit=4)) if frame else ""
+        raise ItemTimeout(
+            f"timed out after {timeout:g} s (--item-timeout); interrupted at:\n{where}"
+        )
+
+    return handler
+
+
+@contextlib.contextmanager
+def time_limit(timeout: float | None, hard: bool) -> Iterator[None]:
+    """Raise :class:`ItemTimeout` here after ``timeout`` s (SIGALRM, main thread only); with
+    ``hard``, end the process a little later if that cannot happen (see :func:`hard_timeout`)."""
+    if not timeout:
+        yield
+        return
+    on_main = threading.current_thread() is threading.main_thread()
+    if on_main:
+        previous = signal.signal(signal.SIGALRM, _raise_timeout(timeout)) or signal.SIG_DFL
+        signal.setitimer(signal.ITIMER_REAL, timeout)
+    dump = _dump.get("file") if hard else None
+    if dump is not None:
+        faulthandler.dump_traceback_later(hard_timeout(timeout), exit=True, file=dump)
+    try:
+        yield
+    finally:
+        if on_main:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
+        if dump is not None:
+            faulthandler.cancel_dump_traceback_later()
+
+
+# ----- worker side: dump file, memory limit -------------------------------------------------
+_dump: dict[str, Any] = {}
+
+
+def start_worker(workerinput: dict, memory_limit: int | None) -> None:
+    """In an xdist worker: crash and hard-timeout dumps go to the controller's dump dir; the
+    worker's writable memory is capped."""
+    directory = workerinput.get(DUMP_DIR_KEY)
+    if directory:
+        path = Path(directory) / f"{workerinput['workerid']}.txt"
+        fh = open(path, "w", encoding="utf-8")  # noqa: SIM115 - lives as long as the worker
+        _dump["file"] = fh
+        # After pytest's own faulthandler setup (pytest_configure), so ours is the one in force.
+        faulthandler.enable(file=fh, all_threads=False)
+    if memory_limit is not None:
+        set_memory_limit(memory_limit)
+
+
+def set_memory_limit(limit: int) -> None:
+    """Lower this process's RLIMIT_DATA soft limit (never above the hard limit)."""
+    import resource
+
+    _, hard = resource.getrlimit(resource.RLIMIT_DATA)
+    if hard != resource.RLIM_INFINITY:
+        limit = min(limit, hard)
+    resource.setrlimit(resource.RLIMIT_DATA, (limit, hard))
+
+
+# ----- controller side: what a crashed worker left ------------------------------------------
+#: Frames of the machinery between pytest and the item: not where a framework went wrong.
+_HARNESS_FRAME = re.compile(r'File ".*[/\\](_pytest|pluggy|xdist|execnet)[/\\]')
+
+
+def read_dump(directory: str | Path, workerid: str) -> str:
+    """What a dead worker's faulthandler wrote, without harness frames, bounded in size."""
+    try:
+        text = (Path(directory) / f"{workerid}.txt").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
+    return summarize_dump(text)
+
+
+def summarize_dump(text: str) -> str:
+    """Keep the fatal error line and each thread's own frames; drop pytest/xdist frames,
+    threads left with none, and the list of extension modules."""
+    out: list[str] = []
+    section: list[str] = []
+
+    def flush() -> None:
+        if len(section) > 1:  # a thread header with frames of its own
+            out.extend(["", *section])
+        section.clear()
+
+    for line in text.splitlines():
+        if line.startswith(("Thread 0x", "Current thread 0x", "Extension modules:")):
+            flush()
+            if not line.startswith("Extension"):
+                section.append(line)
+        elif line.strip() and not _HARNESS_FRAME.search(line):
+            (section if section else out).append(line)
+    flush()
+    summary = "\n".join(out).strip()
+    if len(summary) <= MAX_DUMP_CHARS:
+        return summary
+    return summary[:MAX_DUMP_CHARS] + "\n[… truncated]"
+
+
+def crash_result(message: str, dump: str, timeout: float | None) -> dict:
+    """The result a crashed item's record gets: kind ``timeout`` if the hard timeout ended the
+    worker (faulthandler's dump starts with ``Timeout (``), else ``crash``."""
+    if dump.startswith("Timeout ("):
+        limit = (
+            f" (--item-timeout {timeout:g} s, ended after {hard_timeout(timeout):g} s)"
+            if timeout
+            else ""
+        )
+        head = f"timed out and did not return to Python{limit}; {message}"
+        return {"kind": "timeout", "message": f"{head}\n{dump}".rstrip()}
+    head = f"{message}: the process died (segfault, abort or out of memory)"
+    return {"kind": "crash", "message": f"{head}\n{dump}".rstrip()}
+
+
+def terminate_as_interrupt() -> None:
+    """SIGTERM (a CI job cancelled, ``timeout`` expiring) ends the run as Ctrl-C does.
+
+    pytest turns KeyboardInterrupt into an orderly finish, so results.json is still written
+    (complete, marked interrupted); the default SIGTERM action would lose it. Only the
+    controller's main thread installs this, and only over the default handler.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        return
+    if signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
+        return
+
+    def interrupt(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt(f"signal {signum}")
+
+    signal.signal(signal.SIGTERM, interrupt)
+
+
+def remove_dir(directory: str | Path) -> None:
+    path = Path(directory)
+    for child in path.glob("*.txt"):
+        with contextlib.suppress(OSError):
+            child.unlink()
+    with contextlib.suppress(OSError):
+        os.rmdir(path)

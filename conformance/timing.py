@@ -1,0 +1,135 @@
+"""Where a run's time goes: phase totals per process, sent from xdist workers to the controller.
+
+Phases are exclusive (time in a nested phase is not counted again in the outer one), so the
+totals add up to the time items took; ``items`` is what is left for the harness itself. JAX's
+own compile-time events are kept beside them as an *included* figure (they happen inside
+``framework``). ``conformance bench`` reads the summary from results.json.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import resource
+import time
+from collections import defaultdict
+from collections.abc import Callable, Iterator
+from typing import Any, TypeVar
+
+import pytest
+
+WORKER_KEY = "conformance_timing"
+F = TypeVar("F", bound=Callable[..., Any])
+
+_exclusive: dict[str, float] = defaultdict(float)
+_included: dict[str, float] = defaultdict(float)
+_stack: list[float] = []  # time spent in child phases, per open phase
+
+
+@contextlib.contextmanager
+def phase(name: str) -> Iterator[None]:
+    """Counts the time inside, minus nested phases, towards ``name``."""
+    start = time.perf_counter()
+    _stack.append(0.0)
+    try:
+        yield
+    finally:
+        elapsed = time.perf_counter() - start
+        children = _stack.pop()
+        _exclusive[name] += elapsed - children
+        if _stack:
+            _stack[-1] += elapsed
+
+
+def timed(name: str) -> Callable[[F], F]:
+    """Decorator form of :func:`phase`."""
+
+    def decorate(fn: F) -> F:
+        @functools.wraps(fn)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            with phase(name):
+                return fn(*args, **kwargs)
+
+        return wrapper  # type: ignore[return-value]
+
+    return decorate
+
+
+def add_included(name: str, seconds: float) -> None:
+    """A figure measured by someone else inside our phases (e.g. JAX's compile events)."""
+    _included[name] += seconds
+
+
+def peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+
+
+def snapshot() -> dict[str, Any]:
+    return {
+        "phases": {k: round(v, 4) for k, v in sorted(_exclusive.items())},
+        "included": {k: round(v, 4) for k, v in sorted(_included.items())},
+        "peak_rss_mb": round(peak_rss_mb(), 1),
+    }
+
+
+_JAX_LISTENING = False
+
+
+def listen_to_jax() -> None:
+    """Adds JAX's tracing, lowering and XLA compile durations to ``included``."""
+    global _JAX_LISTENING
+    if _JAX_LISTENING:
+        return
+    _JAX_LISTENING = True
+    try:
+        from jax import monitoring
+    except ImportError:
+        return
+
+    def on_duration(event: str, duration: float, **_: Any) -> None:
+        if event.startswith("/jax/core/compile/"):
+            add_included("jax_compile", duration)
+        elif "compilation_cache" in event and "retrieval" in event:
+            add_included("jax_cache_load", duration)
+
+    with contextlib.suppress(AttributeError):
+        monitoring.register_event_duration_secs_listener(on_duration)
+
+
+class TimingPlugin:
+    """Times collection and items in every process; workers hand their totals back."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+        self.workers: dict[str, dict[str, Any]] = {}
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_collection(self, session: pytest.Session):
+        with phase("collection"):
+            return (yield)
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_call(self, item: pytest.Item):
+        with phase("items"):
+            return (yield)
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        workeroutput = getattr(self.config, "workeroutput", None)
+        if workeroutput is not None:
+            workeroutput[WORKER_KEY] = snapshot()
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node: Any, error: Any) -> None:
+        output = getattr(node, "workeroutput", None) or {}
+        if WORKER_KEY in output:
+            self.workers[node.gateway.id] = output[WORKER_KEY]
+
+    def summary(self) -> dict[str, Any]:
+        """This process's totals, and each worker's when the run used xdist."""
+        return {"controller": snapshot(), "workers": dict(sorted(self.workers.items()))}
+
+
+def summary(config: pytest.Config) -> dict[str, Any] | None:
+    plugin = config.pluginmanager.get_plugin("conformance-timing")
+    return plugin.summary() if plugin is not None else None
