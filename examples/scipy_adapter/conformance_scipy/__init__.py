@@ -28,7 +28,11 @@ class ScipyAdapter(Adapter):
     bindings: ClassVar = {
         "Normal": (Binding(constructor="scipy.stats.norm"),),
         "Bernoulli": (
-            Binding(constructor="scipy.stats.bernoulli", rename={"probs": "p"}, parametrizations=("probs",)),
+            Binding(
+                constructor="scipy.stats.bernoulli",
+                rename={"probs": "p"},
+                parametrizations=("probs",),
+            ),
         ),
         "MultivariateNormal": (
             Binding(
