@@ -133,17 +133,9 @@ def sample_with_batch(
     Draws at the broadcast of ``wanted`` and the batch shape, then keeps index 0 where
     ``wanted`` has size 1 or lacks the dim.
     """
-    info = family.params(parametrization)
     batch = family.batch_shape(params, parametrization)
     full = tuple(np.broadcast_shapes(wanted, batch))
-    stretched = {}
-    for name, pinfo in info.items():
-        array = np.asarray(params[name], dtype=np.float64)
-        if pinfo.static:
-            stretched[name] = array
-            continue
-        event = array.shape[array.ndim - pinfo.event_rank :]
-        stretched[name] = np.broadcast_to(array, full + event)
+    stretched = family.params_broadcast_to(params, full, parametrization)
     draw = np.asarray(family.sample(stretched, (), rng, parametrization))
     lead = len(full) - len(wanted)
     index = tuple(

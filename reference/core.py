@@ -328,18 +328,21 @@ class Family(ABC):
     ) -> np.ndarray:
         """Draw values of shape ``sample_shape + batch_shape + event_shape``."""
         key = parametrization or self.default_parametrization
-        info = self._check_params(params, key)
-        batch = self.batch_shape(params, key)
-        full = tuple(sample_shape) + batch
-        bparams = {}
+        self._check_params(params, key)
+        full = tuple(sample_shape) + self.batch_shape(params, key)
+        return np.asarray(self._sample(self.params_broadcast_to(params, full, key), full, rng, key))
+
+    def params_broadcast_to(
+        self, params: Mapping[str, Any], batch: tuple[int, ...], parametrization: str | None = None
+    ) -> dict[str, np.ndarray]:
+        """Every non-static parameter broadcast to ``batch`` + its own event shape."""
+        info = self.params(parametrization or self.default_parametrization)
+        out = {}
         for name, pinfo in info.items():
             arr = np.asarray(params[name], dtype=np.float64)
-            if pinfo.static:
-                bparams[name] = arr
-                continue
             event = arr.shape[arr.ndim - pinfo.event_rank :]
-            bparams[name] = np.broadcast_to(arr, full + event)
-        return np.asarray(self._sample(bparams, full, rng, key))
+            out[name] = arr if pinfo.static else np.broadcast_to(arr, tuple(batch) + event)
+        return out
 
     @abstractmethod
     def _sample(
