@@ -176,6 +176,17 @@ def export_schema(out: Path | None) -> int:
     return EXIT_OK
 
 
+def export_conventions(out: Path | None) -> int:
+    from conformance.conventions import render
+
+    text = render()
+    if out is None:
+        sys.stdout.write(text)
+    else:
+        out.write_text(text, encoding="utf-8")
+    return EXIT_OK
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = argparse.ArgumentParser(
@@ -206,6 +217,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     schema = sub.add_parser("schema", help="export the case-file JSON Schema")
     schema.add_argument("-o", "--output", type=Path, help="file to write (default: stdout)")
+    conventions = sub.add_parser(
+        "conventions", help="the registry's framework conventions as Markdown (docs/conventions.md)"
+    )
+    conventions.add_argument("-o", "--output", type=Path, help="file to write (default: stdout)")
     report_commands.add_parsers(sub)
     if argv and argv[0] == "run":
         return run(argv[1:])
@@ -222,6 +237,8 @@ def main(argv: list[str] | None = None) -> int:
     ns = parser.parse_args(argv)
     if ns.command == "schema":
         return export_schema(ns.output)
+    if ns.command == "conventions":
+        return export_conventions(ns.output)
     if ns.command in report_commands.COMMANDS:
         return report_commands.run_command(ns)
     parser.error(f"unknown command {ns.command}")

@@ -1,0 +1,148 @@
+"""The docs' table of framework conventions, generated from the registry so it cannot drift.
+
+The registry (``conformance/registry/families/*.yaml``) is the only place a framework's naming
+and by-design differences are declared; checks read them from there. This module renders the
+same data as Markdown for ``docs/conventions.md`` (``conformance conventions``), and the suite's
+own tests fail when the checked-in page differs from what the registry says.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+from conformance.adapters.base import Adapter
+from conformance.registry import Binding, FamilyEntry, entries
+
+DOC_PATH = Path(__file__).resolve().parent.parent / "docs" / "conventions.md"
+
+VALIDATION_MEANING = {
+    "all": "raises ValueError for invalid parameters and for values outside the support",
+    "params": "raises ValueError for invalid parameters; values outside the support give -inf/NaN",
+    "none": "raises nothing; invalid inputs give -inf or NaN",
+}
+
+
+def _cell(text: str) -> str:
+    """One Markdown table cell: a single line, pipes escaped."""
+    return " ".join(str(text).split()).replace("|", "\\|")
+
+
+def _short(path: str) -> str:
+    return path.rsplit(".", 1)[-1]
+
+
+def _keywords(binding: Binding) -> str:
+    """How oracle parameter names reach the constructor, where they are not passed as is."""
+    if binding.args is not None:
+        return ", ".join(f"{k}={_spec(v)}" for k, v in binding.args.items())
+    return ", ".join(f"{k}→{v}" for k, v in binding.rename.items())
+
+
+def _spec(spec: object) -> str:
+    if isinstance(spec, dict) and "param" in spec:
+        return str(spec["param"])
+    if isinstance(spec, dict) and "literal" in spec:
+        return repr(spec["literal"])
+    if isinstance(spec, dict) and "call" in spec:
+        inner = ", ".join(f"{k}={_spec(v)}" for k, v in spec.get("args", {}).items())
+        return f"{_short(spec['call'])}({inner})"
+    return repr(spec)
+
+
+def declared(binding: Binding) -> list[str]:
+    """The binding's by-design differences, each as ``what: value`` (empty: none declared)."""
+    out = [f"oracle {k}={v}" for k, v in binding.oracle.items()]
+    if binding.validation is not None:
+        out.append(f"validation={binding.validation}")
+    if binding.value_dtypes is not None:
+        out.append(f"value dtypes {'/'.join(binding.value_dtypes)}")
+    if binding.tolerance:
+        out.append("tolerance " + ", ".join(f"{k}={v}" for k, v in binding.tolerance.items()))
+    out += [f"gradient of {k}: {v}" for k, v in binding.structure.items()]
+    return out
+
+
+def _rows(family: FamilyEntry) -> Iterable[tuple[str, Binding]]:
+    for framework, bindings in family.frameworks.items():
+        for binding in bindings:
+            yield framework, binding
+
+
+def _parametrizations(binding: Binding) -> str:
+    return ", ".join(binding.parametrizations) if binding.parametrizations else "all"
+
+
+def render(adapters: dict[str, Adapter] | None = None) -> str:
+    """The whole page: framework defaults, by-design differences, then every spelling."""
+    if adapters is None:
+        from conformance.adapters import BUILTIN
+
+        adapters = {cls.name: cls() for cls in BUILTIN}
+    families = entries()
+    lines = [
+        "# Framework conventions",
+        "",
+        "Generated from `conformance/registry/families/*.yaml` by `conformance conventions "
+        "--output=docs/conventions.md`; do not edit by hand (tests/test_conventions.py checks "
+        "that this page matches the registry). Each check holds a framework to the conventions "
+        "declared here; anything not declared is held to the oracle's mathematics.",
+        "",
+        "## Validation by default",
+        "",
+        "What each adapter's framework does, with its default `validate_args`, for inputs "
+        "outside the family's domain or support. A binding may declare otherwise (below).",
+        "",
+        "| adapter | validation | meaning |",
+        "| --- | --- | --- |",
+    ]
+    for name, adapter in adapters.items():
+        lines.append(
+            f"| `{name}` | {adapter.validation} | {VALIDATION_MEANING[adapter.validation]} |"
+        )
+    lines += [
+        "",
+        "## By-design differences",
+        "",
+        "Bindings that declare a convention of their own: the oracle evaluates them with the "
+        "declared options (e.g. an open support end, normalised probabilities), or the checks "
+        "expect the declared validation, value dtypes or tolerance.",
+        "",
+        "| family | framework | constructor | parametrisations | declared | why |",
+        "| --- | --- | --- | --- | --- | --- |",
+    ]
+    for fam in families.values():
+        for framework, binding in _rows(fam):
+            if declared(binding):
+                lines.append(
+                    f"| {fam.family} | {framework} | `{_short(binding.constructor)}` "
+                    f"| {_parametrizations(binding)} | {_cell('; '.join(declared(binding)))} "
+                    f"| {_cell(binding.note)} |"
+                )
+    lines += [
+        "",
+        "## Spellings",
+        "",
+        "Every binding: the constructor, the parametrisations it covers, and how the oracle's "
+        "parameter names reach it (`a→b`: passed as keyword `b`; `k=…`: an explicit argument "
+        "tree). Family notes follow the table.",
+        "",
+        "| family | framework | constructor | parametrisations | keywords |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    for fam in families.values():
+        for framework, binding in _rows(fam):
+            lines.append(
+                f"| {fam.family} | {framework} | `{binding.constructor}` "
+                f"| {_parametrizations(binding)} | {_cell(_keywords(binding)) or 'as named'} |"
+            )
+    notes = [(fam.family, fam.notes) for fam in families.values() if fam.notes.strip()]
+    if notes:
+        lines += ["", "### Family notes", ""]
+        lines += [f"- **{family}**: {_cell(text)}" for family, text in notes]
+    return "\n".join(lines) + "\n"
+
+
+def stale(path: Path = DOC_PATH) -> bool:
+    """Whether the checked-in page differs from the registry."""
+    return not path.is_file() or path.read_text(encoding="utf-8") != render()
