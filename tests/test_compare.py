@@ -50,3 +50,14 @@ def test_shape_disagreement_is_not_compared() -> None:
 def test_empty_arrays_compare_nothing_but_say_so() -> None:
     res = compare_arrays(np.zeros((0, 3)), np.zeros((0, 3)), np.ones((0, 3)))
     assert res.ok and res.metrics == {"compared": 0}
+
+
+def test_float32_overflow_of_a_finite_answer_is_the_same_signed_infinity() -> None:
+    # log_prob -1e60 is finite mathematically but beyond float32: float32's rounding is -inf.
+    exp = np.array([-1e60, -3.0])
+    tol = np.array([1e55, 1e-6])
+    assert compare_arrays(exp, np.array([-np.inf, -3.0], dtype=np.float32), tol).ok
+    assert not compare_arrays(exp, np.array([np.inf, -3.0], dtype=np.float32), tol).ok
+    # Within float32's range, or in float64, an infinity is still wrong.
+    assert not compare_arrays(np.array([-1e30]), np.array([-np.inf], np.float32), tol[:1]).ok
+    assert not compare_arrays(exp, np.array([-np.inf, -3.0]), tol).ok

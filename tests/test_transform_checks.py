@@ -107,3 +107,29 @@ def test_transform_checks_are_only_made_where_offered() -> None:
   value: 0.5
 """)
     assert CHECKS["vmap"].not_applicable(scalar)
+
+
+BETA_BOUNDARY = """
+- id: boundary-zero
+  family: Beta
+  params: {concentration1: [0.5, 1.0, 2.0], concentration0: [2.0, 2.0, 2.0]}
+  value: 0.0
+  checks: [shapes, log_prob]
+"""
+
+
+def test_broadcast_variants_compare_only_the_parts_their_case_asks_for() -> None:
+    # At x = 0 log_prob is +inf, finite and -inf: the case leaves out gradients, and so must
+    # its variants (numpyro's gradient there is 0 where the oracle's is undefined or inf).
+    from conformance.materialize import float64_inputs
+    from conformance.variants import derive_variants
+
+    case = make_case(BETA_BOUNDARY)
+    params, value = float64_inputs(case)
+    variants, problems = derive_variants(case, params, value)
+    assert not problems
+    size1 = next(v for v in variants if v.variant == "size1-concentration1")
+    result = run_check(size1, "numpyro", "float64", "broadcast")
+    assert result.passed, result.message
+    assert set(result.metrics["parts"]) == {"shapes", "log_prob"}
+    assert result.metrics["not_compared"] == ["grad: not among the case's checks"]

@@ -21,12 +21,26 @@ class BroadcastCheck(Check):
     def __init__(self) -> None:
         self.parts: tuple[Check, ...] = (ShapesCheck(), LogProbCheck(), GradCheck("grad"))
 
+    @staticmethod
+    def _listed(part: Check, subject: Subject) -> bool:
+        """Whether the base case asks for this part: a case that leaves out its gradient checks
+        (a value on the boundary, where log_prob is ±inf or has a kink) leaves them out of its
+        variants too."""
+        listed = subject.case.spec.checks
+        if listed is None:
+            return True
+        names = {"grad", "grad_functional"} if part.name == "grad" else {part.name}
+        return bool(names & set(listed))
+
     def evaluate(self, subject: Subject) -> CheckResult:
         metrics: dict = {"parts": {}}
         failures: list[CheckResult] = []
         skipped: list[str] = []
         for part in self.parts:
             if part.not_applicable(subject.case) or part.unsupported_by(subject.adapter):
+                continue
+            if not self._listed(part, subject):
+                skipped.append(f"{part.name}: not among the case's checks")
                 continue
             try:
                 result = part.evaluate(subject)
@@ -42,6 +56,8 @@ class BroadcastCheck(Check):
             }
             if not result.passed:
                 failures.append(result)
+        if skipped:
+            metrics["not_compared"] = skipped
         compared = [p for p in metrics["parts"].values()]
         if not compared:
             return CheckResult(True, skip_reason="; ".join(skipped) or "nothing to compare")
