@@ -4,8 +4,9 @@ Eager JAX compiles every primitive for every new shape, and a conformance run is
 small, differently shaped evaluations: XLA compilation is most of a cold run's time. With the
 persistent cache a second run (or a CI job that keeps the directory) loads the executables
 instead. ``CONFORMANCE_JAX_CACHE`` names the directory, or ``off``; the default lives under
-``$XDG_CACHE_HOME`` (``~/.cache``). JAX keys entries by its own version and the HLO, so one
-directory serves every release and device safely.
+``$XDG_CACHE_HOME`` (``~/.cache``). Each JAX release and each xdist worker gets its own
+subdirectory: JAX's cache is not safe for processes writing the same entry at once
+(jax-ml/jax#22718), and jax 0.4.34 workers sharing one directory segfaulted reading an entry.
 """
 
 from __future__ import annotations
@@ -25,9 +26,15 @@ def cache_dir() -> Path | None:
     if chosen.lower() in ("off", "0", "none", "false"):
         return None
     if chosen:
-        return Path(chosen).expanduser()
-    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base) / "conformance" / "jax"
+        root = Path(chosen).expanduser()
+    else:
+        root = (
+            Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "conformance" / "jax"
+        )
+    from conformance.adapters.base import installed_version
+
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+    return root / f"jaxlib-{installed_version('jaxlib')}" / worker
 
 
 _configured = False
