@@ -21,3 +21,9 @@ def test_off_and_default(monkeypatch, tmp_path) -> None:
     monkeypatch.delenv(jax_cache.ENV)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     assert jax_cache.cache_dir().is_relative_to(tmp_path / "conformance" / "jax")
+
+
+def test_old_jaxlib_runs_without_the_cache() -> None:
+    assert not jax_cache.cache_is_safe("0.4.34")
+    assert not jax_cache.cache_is_safe("not installed")
+    assert jax_cache.cache_is_safe("0.5.0") and jax_cache.cache_is_safe("0.10.2")
