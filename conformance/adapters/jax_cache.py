@@ -6,9 +6,10 @@ persistent cache a second run (or a CI job that keeps the directory) loads the e
 instead. ``CONFORMANCE_JAX_CACHE`` names the directory, or ``off``; the default lives under
 ``$XDG_CACHE_HOME`` (``~/.cache``). Each jaxlib release and each xdist worker gets its own
 subdirectory: JAX's cache is not safe for processes writing the same entry at once
-(jax-ml/jax#22718). Before jaxlib 0.5 the cache stays off: jax 0.4.34 segfaulted reading its
-own entries (``compilation_cache.get_executable_and_time``) in 2 of about 6,000 items, even
-with one worker and a fresh directory.
+(jax-ml/jax#22718). Before jaxlib 0.5 the cache stays off: jax 0.4.34 and 0.4.35 segfault in
+about 2 of 6,000 items per run, in XLA compilation and in cache reads, different items each
+run, with one worker or two. The crashes persist with the cache off, so XLA itself is at
+fault, but keeping the cache out of those runs keeps its state from being a suspect.
 """
 
 from __future__ import annotations
