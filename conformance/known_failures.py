@@ -63,6 +63,11 @@ class KnownFailure(BaseModel):
     kind: tuple[str, ...] = Field(description="The failure kind(s) this bug produces.")
     reason: str = Field(min_length=1)
     link: str | None = None
+    flaky: bool = Field(
+        default=False,
+        description="The bug shows on some runs and not on others (a stochastic or "
+        "order-dependent numerical path): a pass is then not an XPASS failure in strict mode.",
+    )
 
     @field_validator("kind", mode="before")
     @classmethod
