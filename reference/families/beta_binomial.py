@@ -14,15 +14,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from reference.core import Arrays, Family, Options, ParamInfo, ValueInfo
-from reference.families.binomial import digamma_diff, log_binomial_coefficient, log_rising
+from reference.core import Arrays, Options, ParamInfo, ValueInfo
+from reference.families.binomial import (
+    CountsUpToTotal,
+    digamma_diff,
+    log_binomial_coefficient,
+    log_rising,
+)
 
 
-class BetaBinomial(Family):
-    def _in_support(self, params: Arrays, value: np.ndarray, parametrization: str) -> np.ndarray:
-        ok = super()._in_support(params, value, parametrization)
-        return ok & (value <= params["total_count"])
-
+class BetaBinomial(CountsUpToTotal):
     def _log_prob(
         self, params: Arrays, value: np.ndarray, parametrization: str, options: Options
     ) -> np.ndarray:

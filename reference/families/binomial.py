@@ -160,11 +160,15 @@ def log_binomial_coefficient(n: np.ndarray, k: np.ndarray) -> np.ndarray:
         return log_rising(n - j + 1.0, j) - special.gammaln(j + 1.0)
 
 
-class Binomial(Family):
+class CountsUpToTotal(Family):
+    """A count family whose support ends at ``total_count`` (Binomial, BetaBinomial)."""
+
     def _in_support(self, params: Arrays, value: np.ndarray, parametrization: str) -> np.ndarray:
         ok = super()._in_support(params, value, parametrization)
         return ok & (value <= params["total_count"])
 
+
+class Binomial(CountsUpToTotal):
     def _log_prob(
         self, params: Arrays, value: np.ndarray, parametrization: str, options: Options
     ) -> np.ndarray:
