@@ -5,7 +5,8 @@ had tried. From every valid case this module derives, systematically:
 
 * ``size1-<param>``: that parameter's batch dims set to size 1 (index 0 kept);
 * ``full-<param>``: that parameter broadcast to the full batch shape;
-* ``value-lead``: the value with an extra leading dim (a fresh draw stacked on it);
+* ``value-lead``: the value with an extra leading dim (a fresh draw stacked on it; fresh draws
+  stay off unplanned boundary points, see :mod:`conformance.fresh_values`);
 * ``value-size1``: the value's batch dims set to size 1 (against a larger parameter batch);
 * ``value-batch``: a value whose batch part equals the parameters' batch shape;
 * ``pad1``: every array left-padded with a size-1 dim.
@@ -25,6 +26,7 @@ from collections.abc import Callable
 import numpy as np
 
 import reference
+from conformance.fresh_values import well_conditioned_draw
 from conformance.loader import Case
 from conformance.materialize import sample_with_batch
 from reference import OracleError
@@ -41,14 +43,22 @@ def _index0(array: np.ndarray, dims: range) -> np.ndarray:
     return np.ascontiguousarray(array[index])
 
 
-def _fresh_value(case: Case, params: Arrays, batch: tuple[int, ...], tag: str) -> np.ndarray:
-    """A new value with batch part ``batch``, drawn from the oracle (seeded by case and tag)."""
+def _fresh_value(
+    case: Case, params: Arrays, own: np.ndarray, batch: tuple[int, ...], tag: str
+) -> np.ndarray:
+    """A new value with batch part ``batch``, drawn from the oracle (seeded by case and tag) and
+    kept off unplanned boundary points (see :mod:`conformance.fresh_values`); ``own`` is the
+    case's value, the fallback."""
     family = reference.get_family(case.family)
-    seed = zlib.crc32(f"{case.file}::{case.id}::{tag}".encode())
-    value = sample_with_batch(
-        family, params, batch, np.random.default_rng(seed), case.parametrization
+    rng = np.random.default_rng(zlib.crc32(f"{case.file}::{case.id}::{tag}".encode()))
+    return well_conditioned_draw(
+        family,
+        params,
+        case.parametrization,
+        lambda: sample_with_batch(family, params, batch, rng, case.parametrization),
+        own,
+        integer=case.spec.value_dtype != "float",
     )
-    return np.round(value) if case.spec.value_dtype != "float" else value
 
 
 class VariantError(RuntimeError):
@@ -99,7 +109,7 @@ def derive_variants(case: Case, params: Arrays, value: np.ndarray) -> tuple[list
         (
             "value-lead",
             "the value with an extra leading dim of size 2",
-            lambda p, v: (p, np.stack([v, _fresh_value(case, p, vb, "value-lead")])),
+            lambda p, v: (p, np.stack([v, _fresh_value(case, p, v, vb, "value-lead")])),
         )
     )
     if any(d > 1 for d in vb):
@@ -115,7 +125,7 @@ def derive_variants(case: Case, params: Arrays, value: np.ndarray) -> tuple[list
             (
                 "value-batch",
                 f"a value whose batch part equals the batch shape {batch}",
-                lambda p, v: (p, _fresh_value(case, p, batch, "value-batch")),
+                lambda p, v: (p, _fresh_value(case, p, v, batch, "value-batch")),
             )
         )
     candidates.append(

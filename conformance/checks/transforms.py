@@ -21,6 +21,7 @@ import numpy as np
 import reference
 from conformance.checks.base import Check, CheckResult, shown
 from conformance.compare import compare_arrays, tolerance
+from conformance.fresh_values import well_conditioned_draw
 from conformance.gradients import binding_structure, expected_grad_for, project
 from conformance.loader import Case
 from conformance.subject import Subject
@@ -299,11 +300,15 @@ class EffectCheck(_TransformCheck):
         batch = subject.expected.batch_shape
         plate, steps, prefix = self.layout(batch)
         seed = zlib.crc32(f"{subject.case.file}::{subject.case.id}::{self.name}".encode())
-        value64 = family.sample(
-            inputs.params, prefix, np.random.default_rng(seed), inputs.parametrization
+        rng = np.random.default_rng(seed)
+        value64 = well_conditioned_draw(
+            family,
+            inputs.params,
+            inputs.parametrization,
+            lambda: family.sample(inputs.params, prefix, rng, inputs.parametrization),
+            inputs.value,
+            integer=inputs.value_dtype.kind != "f",
         )
-        if inputs.value_dtype.kind != "f":
-            value64 = np.round(value64)
         value = value64.astype(inputs.value_dtype)
         opts = dict(subject.expected.options)
         expected = family.log_prob(

@@ -1,0 +1,101 @@
+"""Fresh values for the items that need more values than their case lists.
+
+The ``value-lead``/``value-batch`` variants and the per-step values of ``plate``/``scan`` draw new
+values from the oracle. Their job is to test batch semantics, not boundaries: a case's authors
+put boundary and extreme values in the case on purpose, with the checks and known failures that
+go with them. A raw draw at an extreme case (a Gamma with concentration 1e-3, a low-temperature
+RelaxedBernoulli) lands exactly on the support boundary, or rounds there in float32, most of the
+time, and the item then tests an unplanned boundary point instead of its broadcasting. So a draw
+is kept only where the oracle's log_prob and gradients are finite and within float32's range at
+the value and at its float32 rounding; other positions are redrawn, and after a few attempts take
+the case's own value (which its own items check).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+import reference
+from conformance.dtypes import round_to
+
+#: Redraws before a position falls back to the case's own value.
+ATTEMPTS = 8
+_FLOAT32_MAX = float(np.finfo(np.float32).max)
+
+
+def well_conditioned_draw(
+    family: reference.Family,
+    params: dict[str, np.ndarray],
+    parametrization: str,
+    draw: Callable[[], np.ndarray],
+    fallback: np.ndarray,
+    *,
+    integer: bool,
+) -> np.ndarray:
+    """A value from ``draw()`` whose every position is well-conditioned (see the module doc).
+
+    ``fallback`` (the case's own value) broadcasts to the drawn shape; it fills positions that
+    stay ill-conditioned after :data:`ATTEMPTS` redraws.
+    """
+
+    def one() -> np.ndarray:
+        value = np.asarray(draw(), dtype=np.float64)
+        return np.round(value) if integer else value
+
+    event_rank = family.value.event_rank
+    value = one()
+    for attempt in range(ATTEMPTS + 1):
+        bad = _ill_conditioned(family, params, value, parametrization, integer)
+        if not bad.any():
+            return value
+        where = bad.reshape(bad.shape + (1,) * event_rank)
+        if attempt == ATTEMPTS:
+            own = np.broadcast_to(np.asarray(fallback, dtype=np.float64), value.shape)
+            return np.where(where, own, value)
+        value = np.where(where, one(), value)
+    raise AssertionError("unreachable")
+
+
+def _ill_conditioned(
+    family: reference.Family,
+    params: dict[str, np.ndarray],
+    value: np.ndarray,
+    parametrization: str,
+    integer: bool,
+) -> np.ndarray:
+    """Per position of ``value``'s batch part: does the oracle leave float32's finite range?"""
+    candidates = [value] if integer else [value, round_to(value, "float32")]
+    bad = None
+    with np.errstate(all="ignore"):
+        for candidate in candidates:
+            try:
+                lp = family.log_prob(params, candidate, parametrization)
+                grads = family.elementwise_grad(params, candidate, parametrization)
+            except (reference.OracleError, ValueError, ArithmeticError):
+                return np.ones(_value_batch(family, value), dtype=bool)
+            here = ~_in_range(lp)
+            for g in grads.values():
+                here |= ~_in_range(g.reshape((*lp.shape, -1))).all(axis=-1)
+            bad = here if bad is None else bad | here
+    return _reduce_to(bad, _value_batch(family, value))
+
+
+def _in_range(array: np.ndarray) -> np.ndarray:
+    return np.isfinite(array) & (np.abs(array) <= _FLOAT32_MAX)
+
+
+def _value_batch(family: reference.Family, value: np.ndarray) -> tuple[int, ...]:
+    return value.shape[: value.ndim - family.value.event_rank]
+
+
+def _reduce_to(mask: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """``mask`` (log_prob-shaped) reduced with ``any`` onto ``shape``, which broadcasts to it."""
+    lead = mask.ndim - len(shape)
+    if lead:
+        mask = mask.any(axis=tuple(range(lead)))
+    axes = tuple(i for i, n in enumerate(shape) if n == 1 and mask.shape[i] != 1)
+    if axes:
+        mask = mask.any(axis=axes, keepdims=True)
+    return mask

@@ -1,0 +1,74 @@
+"""Fresh values (value-lead/value-batch variants, plate/scan steps) stay off unplanned boundaries."""
+
+from __future__ import annotations
+
+import numpy as np
+
+import reference
+from conformance.dtypes import round_to
+from conformance.fresh_values import ATTEMPTS, well_conditioned_draw
+
+GAMMA = reference.get_family("Gamma")
+TINY = {"concentration": np.array([1e-3, 0.5, 2.0]), "rate": np.ones(3)}
+
+
+def _draw(params, shape, seed=0):
+    rng = np.random.default_rng(seed)
+    return lambda: GAMMA.sample(params, shape, rng, None)
+
+
+def test_boundary_draws_are_redrawn_and_good_draws_kept() -> None:
+    raw = GAMMA.sample(TINY, (6,), np.random.default_rng(0), None)
+    assert (round_to(raw, "float32") == 0).any(), "the raw draw must hit the boundary to test this"
+    value = well_conditioned_draw(
+        GAMMA, TINY, "concentration_rate", _draw(TINY, (6,)), np.full(3, 0.5), integer=False
+    )
+    for candidate in (value, round_to(value, "float32")):
+        assert np.isfinite(GAMMA.log_prob(TINY, candidate)).all()
+    # Columns whose first draw was fine keep it: only the bad positions are redrawn.
+    np.testing.assert_array_equal(value[:, 1:], raw[:, 1:])
+
+
+def test_positions_that_never_come_right_take_the_cases_own_value() -> None:
+    calls = []
+
+    def always_zero() -> np.ndarray:
+        calls.append(1)
+        return np.array([[0.0, 1.0, 0.0]])
+
+    own = np.array([0.25, 0.5, 0.75])
+    value = well_conditioned_draw(
+        GAMMA, TINY, "concentration_rate", always_zero, own, integer=False
+    )
+    np.testing.assert_array_equal(value, [[0.25, 1.0, 0.75]])
+    assert len(calls) == ATTEMPTS + 1
+
+
+def test_a_value_smaller_than_the_batch_is_judged_on_every_row_it_meets() -> None:
+    # value (1, 3) against parameters (2, 3): position (0, j) is bad if either row is.
+    params = {"concentration": np.array([[2.0, 2.0, 2.0], [1e-3, 2.0, 2.0]]), "rate": np.ones(3)}
+    value = well_conditioned_draw(
+        GAMMA,
+        params,
+        "concentration_rate",
+        lambda: np.array([[0.0, 1.0, 2.0]]),
+        np.array([[0.5, 0.5, 0.5]]),
+        integer=False,
+    )
+    np.testing.assert_array_equal(value, [[0.5, 1.0, 2.0]])
+
+
+def test_integer_values_stay_integers() -> None:
+    poisson = reference.get_family("Poisson")
+    params = {"rate": np.array([0.5, 3.0, 40.0])}
+    rng = np.random.default_rng(1)
+    value = well_conditioned_draw(
+        poisson,
+        params,
+        poisson.default_parametrization,
+        lambda: poisson.sample(params, (5,), rng, None) + 0.3,
+        np.array([0.0, 3.0, 40.0]),
+        integer=True,
+    )
+    np.testing.assert_array_equal(value, np.round(value))
+    assert np.isfinite(poisson.log_prob(params, value)).all()
