@@ -77,7 +77,7 @@ def _ill_conditioned(
                 return np.ones(_value_batch(family, value), dtype=bool)
             here = ~_in_range(lp)
             for g in grads.values():
-                here |= ~_in_range(g.reshape((*lp.shape, -1))).all(axis=-1)
+                here |= ~_in_range(g).all(axis=tuple(range(lp.ndim, g.ndim)))
             bad = here if bad is None else bad | here
     return _reduce_to(bad, _value_batch(family, value))
 
