@@ -128,6 +128,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "CONFORMANCE_WORKER_MEMORY)",
     )
     group.addoption(
+        "--crash-retries",
+        metavar="N",
+        help="run an item that crashed its worker up to N more times on a fresh worker; it "
+        "keeps the crash messages, and passes only if a retry passes (default 0; xdist only; "
+        "CONFORMANCE_CRASH_RETRIES)",
+    )
+    group.addoption(
         "--max-elements",
         metavar="N",
         help="reject a case whose arrays would have more elements, before building them "
@@ -180,6 +187,13 @@ def _robustness_settings(opt: argparse.Namespace) -> dict:
     timeout = given("item_timeout", "CONFORMANCE_ITEM_TIMEOUT")
     memory = given("worker_memory", "CONFORMANCE_WORKER_MEMORY")
     cap = given("max_elements", "CONFORMANCE_MAX_ELEMENTS")
+    retries = given("crash_retries", "CONFORMANCE_CRASH_RETRIES")
+    try:
+        out["crash_retries"] = 0 if retries is None else int(retries)
+    except ValueError:
+        out["crash_retries"] = -1
+    if out["crash_retries"] < 0:
+        raise pytest.UsageError(f"--crash-retries {retries!r}: expected a count, e.g. 1")
     try:
         seconds = robustness.DEFAULT_ITEM_TIMEOUT if timeout is None else float(timeout)
         out["item_timeout"] = seconds if seconds > 0 else None
@@ -335,6 +349,8 @@ class Recorder:
         self.started = time.time()
         self.report_lines: list[str] = []
         self.dump_dir: str | None = None
+        #: Crashed items put back in the queue, and how often (``--crash-retries``).
+        self.crash_runs: dict[str, int] = {}
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         self.collector.set_collected([i.nodeid for i in session.items], session.items)
@@ -354,10 +370,33 @@ class Recorder:
         dump = robustness.read_dump(self.dump_dir, worker.id) if self.dump_dir and worker else ""
         result = robustness.crash_result(str(report.longrepr), dump, settings.item_timeout)
         report.longrepr = result["message"]
+        if self._retry_crash(crashitem, result, sched):
+            report.outcome = "rerun"  # the collector keeps the message; the item runs again
         report.user_properties = [
             *(report.user_properties or ()),
             (RESULT_KEY, json.dumps(result)),
         ]
+
+    def pytest_report_teststatus(self, report) -> tuple | None:
+        if report.outcome == "rerun":  # a crashed run going back in the queue
+            return "crash-retried", "R", ("CRASHED, RETRYING", {"yellow": True})
+        return None
+
+    def _retry_crash(self, nodeid: str, result: dict, sched) -> bool:
+        """Put a crashed item back in the queue if ``--crash-retries`` allows another run.
+
+        Some frameworks crash nondeterministically (old XLA segfaulted in compilation in a
+        different item on each run); a retry tells that apart from a crash the item causes.
+        """
+        settings: Settings = self.config.stash[SETTINGS_KEY]
+        if result["kind"] != "crash" or self.crash_runs.get(nodeid, 0) >= settings.crash_retries:
+            return False
+        try:
+            sched.mark_test_pending(nodeid)
+        except (AttributeError, NotImplementedError):
+            return False  # a --dist mode that cannot re-queue one item
+        self.crash_runs[nodeid] = self.crash_runs.get(nodeid, 0) + 1
+        return True
 
     def pytest_unconfigure(self, config: pytest.Config) -> None:
         if self.dump_dir is not None:

@@ -55,6 +55,8 @@ class _Pending:
     outcome: str | None = None
     message: str = ""
     duration: float = 0.0
+    #: Messages of earlier runs that crashed their worker (``--crash-retries``).
+    crashes: list[str] = field(default_factory=list)
 
 
 class ResultsCollector:
@@ -78,6 +80,9 @@ class ResultsCollector:
         if not is_case_nodeid(report.nodeid):
             return
         p = self.pending.setdefault(report.nodeid, _Pending())
+        if report.outcome == "rerun":  # a crashed run, queued again (plugin._retry_crash)
+            p.crashes.append(str(report.longrepr))
+            return
         p.static = p.static or _props(report, STATIC_KEY)
         p.result = _props(report, RESULT_KEY) or p.result
         p.duration += float(getattr(report, "duration", 0.0) or 0.0)
@@ -127,6 +132,8 @@ class ResultsCollector:
         )
         for key, value in p.result.get("extra", {}).items():
             record[key] = value
+        if p.crashes:
+            record["crashes"] = p.crashes
         self.records[nodeid] = record
 
     def finalize(self, reason: str, started: str | None = None) -> list[dict]:

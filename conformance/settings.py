@@ -54,6 +54,8 @@ class Settings:
     item_timeout: float | None = None
     worker_memory: int | None = None
     max_elements: int | None = None
+    #: Times an item that crashed its worker is run again on a fresh one (xdist only).
+    crash_retries: int = 0
 
     @cached_property
     def known_failures(self) -> list:

@@ -134,6 +134,38 @@ def test_more_crashes_than_xdist_would_restart_for_still_keep_every_result(tmp_p
     }
 
 
+def test_a_crash_that_does_not_recur_passes_on_retry_and_keeps_its_crash(tmp_path) -> None:
+    flag = tmp_path / "crashed-once"
+    proc = start(
+        tmp_path,
+        "AbortOnceAdapter",
+        "--crash-retries=1",
+        env={"CONFORMANCE_TEST_CRASH_FLAG": str(flag)},
+    )
+    out, _ = proc.communicate(timeout=300)
+    assert proc.returncode == 0, out
+    assert flag.exists(), "the faulty item must have crashed its first run"
+    records = by_case(load_results(tmp_path / "reports" / "results.json"))
+    assert_others_kept(records)
+    retried = records["faulty"]
+    assert retried["outcome"] == "passed", retried
+    [crash] = retried["crashes"]
+    assert "Fatal Python error: Aborted" in crash and "crashed while running" in crash
+    assert "3 passed, 1 crash-retried" in out
+    assert "crashes" not in records["healthy"]
+
+
+def test_a_crash_that_recurs_fails_after_its_retries(tmp_path: Path) -> None:
+    code, out, data = run(tmp_path, "AbortAdapter", "--crash-retries=2")
+    assert code == 1, out
+    records = by_case(data)
+    assert_others_kept(records)
+    crashed = records["faulty"]
+    assert (crashed["outcome"], crashed["kind"]) == ("failed", "crash")
+    assert "Fatal Python error: Aborted" in crashed["message"]
+    assert len(crashed["crashes"]) == 2  # the two retried runs; the third is the message
+
+
 def test_a_hang_times_out_even_in_process(tmp_path: Path) -> None:
     started = time.monotonic()
     code, out, data = run(tmp_path, "HangAdapter", "-n", "0", "--item-timeout=5")

@@ -267,3 +267,19 @@ class HostileMessageAdapter(TorchAdapter):
 
     def log_prob(self, dist: Any, value: Any) -> Any:
         raise RuntimeError(HOSTILE_MESSAGE)
+
+
+class AbortOnceAdapter(_SelectiveFault):
+    """Aborts the first run of the faulty item only (the file ``CONFORMANCE_TEST_CRASH_FLAG``
+    names records that it happened), as old XLA's nondeterministic compile segfaults did."""
+
+    name = "fake.abortonce"
+
+    def fault(self) -> None:
+        import os
+
+        flag = os.environ["CONFORMANCE_TEST_CRASH_FLAG"]
+        if not os.path.exists(flag):
+            with open(flag, "w") as fh:
+                fh.write(str(os.getpid()))
+            os.abort()
