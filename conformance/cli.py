@@ -33,7 +33,14 @@ def _has_paths(args: list[str]) -> bool:
     """Whether pytest args name a case root or path (then the built-in cases are not added)."""
     if any(a == "--cases" or a.startswith("--cases=") for a in args):
         return True
-    return any(not a.startswith("-") and Path(a.split("::")[0]).exists() for a in args)
+    return any(_names_path(a) for a in args)
+
+
+def _names_path(arg: str) -> bool:
+    if arg.startswith("@"):  # pytest's argument file: one argument (e.g. a node id) per line
+        path = Path(arg[1:])
+        return path.is_file() and _has_paths(path.read_text().split())
+    return not arg.startswith("-") and Path(arg.split("::")[0]).exists()
 
 
 #: Our options that take a value. pytest finds its rootdir before plugin options are known, so
