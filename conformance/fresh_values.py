@@ -7,8 +7,9 @@ go with them. A raw draw at an extreme case (a Gamma with concentration 1e-3, a 
 RelaxedBernoulli) lands exactly on the support boundary, or rounds there in float32, most of the
 time, and the item then tests an unplanned boundary point instead of its broadcasting. So a draw
 is kept only where the oracle's log_prob and gradients are finite and within float32's range at
-the value and at its float32 rounding; other positions are redrawn, and after a few attempts take
-the case's own value (which its own items check).
+the value and at its float32 rounding, and where that rounding moves log_prob by less than one
+nat (a Wishart draw at df = d − 1 + 0.01 is so nearly singular that it does not); other positions
+are redrawn, and after a few attempts take the case's own value (which its own items check).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from conformance.dtypes import round_to
 #: Redraws before a position falls back to the case's own value.
 ATTEMPTS = 8
 _FLOAT32_MAX = float(np.finfo(np.float32).max)
+_FLOAT32_EPS = float(np.finfo(np.float32).eps) / 2  # the relative rounding of a float32 value
 
 
 def well_conditioned_draw(
@@ -78,6 +80,10 @@ def _ill_conditioned(
             here = ~_in_range(lp)
             for g in grads.values():
                 here |= ~_in_range(g).all(axis=tuple(range(lp.ndim, g.ndim)))
+            if "value" in grads:  # rounding the value to float32 must not move log_prob a nat
+                g = grads["value"]
+                moved = np.abs(g * np.broadcast_to(candidate, g.shape)) * _FLOAT32_EPS
+                here |= moved.sum(axis=tuple(range(lp.ndim, g.ndim))) >= 1.0
             bad = here if bad is None else bad | here
     return _reduce_to(bad, _value_batch(family, value))
 

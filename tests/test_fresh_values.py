@@ -72,3 +72,28 @@ def test_integer_values_stay_integers() -> None:
     )
     np.testing.assert_array_equal(value, np.round(value))
     assert np.isfinite(poisson.log_prob(params, value)).all()
+
+
+def test_values_whose_float32_rounding_moves_log_prob_a_nat_are_redrawn() -> None:
+    # df = d - 1 + 0.01: most draws are so nearly singular that rounding them to float32 changes
+    # log_prob by more than a nat (NumPyro's Cholesky then gives NaN or -inf).
+    wishart = reference.get_family("Wishart")
+    params = {"df": np.array(1.01), "covariance_matrix": np.array([[2.0, 0.3], [0.3, 1.0]])}
+    own = np.array([[1.5, -0.2], [-0.2, 0.7]])
+    rng = np.random.default_rng(3)
+    raw = wishart.sample(params, (6,), np.random.default_rng(3), "covariance_matrix")
+    value = well_conditioned_draw(
+        wishart,
+        params,
+        "covariance_matrix",
+        lambda: wishart.sample(params, (6,), rng, "covariance_matrix"),
+        own,
+        integer=False,
+    )
+
+    def moved(v: np.ndarray) -> np.ndarray:
+        g = wishart.elementwise_grad(params, v, "covariance_matrix")["value"]
+        return (np.abs(g * v) * np.finfo(np.float32).eps / 2).sum(axis=(-2, -1))
+
+    assert (moved(raw) >= 1).any(), "the raw draw must contain a nearly singular matrix"
+    assert (moved(value) < 1).all()
