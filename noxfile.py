@@ -28,8 +28,10 @@ nox.options.reuse_existing_virtualenvs = True
 VERSION_SCOPE = (
     "--framework=numpyro",
     "--variants=off",
-    *(f"--check={c}" for c in ("shapes", "log_prob", "grad", "grad_functional")),
-    *(f"--check={c}" for c in ("plate", "scan", "plate_in_scan")),
+    *(
+        f"--check={c}"
+        for c in ("shapes", "log_prob", "grad", "grad_functional", "plate", "scan", "plate_in_scan")
+    ),
 )
 
 ROOT = Path(__file__).parent

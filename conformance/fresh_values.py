@@ -48,16 +48,14 @@ def well_conditioned_draw(
 
     event_rank = family.value.event_rank
     value = one()
-    for attempt in range(ATTEMPTS + 1):
+    for _ in range(ATTEMPTS):
         bad = _ill_conditioned(family, params, value, parametrization, integer)
         if not bad.any():
             return value
-        where = bad.reshape(bad.shape + (1,) * event_rank)
-        if attempt == ATTEMPTS:
-            own = np.broadcast_to(np.asarray(fallback, dtype=np.float64), value.shape)
-            return np.where(where, own, value)
-        value = np.where(where, one(), value)
-    raise AssertionError("unreachable")
+        value = np.where(bad.reshape(bad.shape + (1,) * event_rank), one(), value)
+    bad = _ill_conditioned(family, params, value, parametrization, integer)
+    own = np.broadcast_to(np.asarray(fallback, dtype=np.float64), value.shape)
+    return np.where(bad.reshape(bad.shape + (1,) * event_rank), own, value)
 
 
 def _ill_conditioned(
