@@ -47,10 +47,23 @@ def _fmt(x: float) -> str:
 
 
 @timing.timed("comparison")
-def compare_arrays(expected: np.ndarray, actual: np.ndarray, tol: np.ndarray) -> Comparison:
-    """Compare elementwise; shapes must already agree. Non-finite values must match exactly."""
+def compare_arrays(
+    expected: np.ndarray,
+    actual: np.ndarray,
+    tol: np.ndarray,
+    dtype: str | None = None,
+    indeterminate: np.ndarray | None = None,
+) -> Comparison:
+    """Compare elementwise; shapes must already agree. Non-finite values must match exactly.
+
+    ``dtype`` is the precision the framework computed in, when ``actual`` has been widened
+    since (gradients are read back in float64): it decides which answers are beyond its range.
+    ``indeterminate`` marks elements no evaluation in that dtype can form (a sum whose terms
+    overflow with both signs): a non-finite answer is accepted there, and counted.
+    """
     expected = np.asarray(expected, dtype=np.float64)
     given = np.asarray(actual)
+    computed_in = np.dtype(dtype) if dtype is not None else given.dtype
     actual = given.astype(np.float64)
     tol = np.broadcast_to(np.asarray(tol, dtype=np.float64), expected.shape)
     if expected.shape != actual.shape:
@@ -62,16 +75,22 @@ def compare_arrays(expected: np.ndarray, actual: np.ndarray, tol: np.ndarray) ->
     same_nonfinite = (~finite_exp) & (
         (np.isnan(expected) & np.isnan(actual)) | (expected == actual)
     )
-    if np.issubdtype(given.dtype, np.floating) and given.dtype.itemsize < 8:
+    if np.issubdtype(computed_in, np.floating) and computed_in.itemsize < 8:
         # The right answer is beyond the dtype's range (log_prob -1e60 in float32): the dtype's
         # rounding of it is the infinity of the same sign, so that is what a framework must give.
-        limit = float(np.finfo(given.dtype).max)
+        limit = float(np.finfo(computed_in).max)
         with np.errstate(invalid="ignore"):
             overflowed = (
                 finite_exp & (np.abs(expected) > limit) & (actual == np.sign(expected) * np.inf)
             )
         finite_exp = finite_exp & ~overflowed
         same_nonfinite = same_nonfinite | overflowed
+    accepted = 0
+    if indeterminate is not None:
+        unsure = np.broadcast_to(indeterminate, expected.shape) & ~np.isfinite(actual)
+        accepted = int(np.count_nonzero(unsure))
+        finite_exp = finite_exp & ~unsure
+        same_nonfinite = same_nonfinite | unsure
     with np.errstate(invalid="ignore", over="ignore"):
         abs_err = np.where(
             finite_exp, np.abs(actual - expected), np.where(same_nonfinite, 0.0, np.inf)
@@ -93,6 +112,7 @@ def compare_arrays(expected: np.ndarray, actual: np.ndarray, tol: np.ndarray) ->
         "actual_at_worst": float(actual[worst]),
         "tolerance_at_worst": float(tol[worst]),
         "mismatched": int(np.count_nonzero(ratio > 1.0)),
+        **({"indeterminate_accepted": accepted} if accepted else {}),
     }
     if metrics["max_err_over_tol"] <= 1.0:
         return Comparison(True, metrics=metrics)

@@ -49,6 +49,17 @@ class ExpectedGrad:
     grads: dict[str, np.ndarray]
     tolerance: dict[str, np.ndarray]
     structure: dict[str, str]
+    #: Elements whose sum Σ_b c_b·∂log_prob_b/∂x has terms beyond the run dtype's range of both
+    #: signs: evaluating the terms in that dtype gives inf − inf, so NaN is the only answer a
+    #: framework can give there (a property of the cotangent, not of the framework).
+    indeterminate: dict[str, np.ndarray]
+
+    def projected(self, name: str, structure: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Expected gradient, tolerance and indeterminate mask of ``name`` in ``structure``."""
+        expected = project(self.grads[name], structure)
+        tol = np.broadcast_to(project(self.tolerance[name], structure), expected.shape)
+        unsure = project(self.indeterminate[name].astype(np.float64), structure) != 0.0
+        return expected, tol, np.broadcast_to(unsure, expected.shape)
 
 
 def differentiable_inputs(case: Case) -> tuple[str, ...]:
@@ -118,19 +129,26 @@ def expected_grad_for(case: Case, dtype: str, options: tuple = ()) -> ExpectedGr
     grads = {k: project(grads_all[k], structure[k]) for k in wrt}
 
     conditioning = _conditioning(family, inputs, ct, par, opts, wrt, structure, grads)
-    tolerance = {}
+    tolerance, indeterminate = {}, {}
     b = family.broadcast(inputs.params, inputs.value, par)
+    limit = float(np.finfo(dtype).max)
     for k in wrt:
         rank = family.value.event_rank if k == "value" else info[k].event_rank
         target = inputs.value.shape if k == "value" else inputs.params[k].shape
-        ct_b = np.abs(ct).reshape(ct.shape + (1,) * rank)
+        signed_ct = ct.reshape(ct.shape + (1,) * rank)
+        ct_b = np.abs(signed_ct)
         x_b = b.value if k == "value" else b.params[k]
         domain = family.value.support if k == "value" else info[k].domain
-        magnitude = unbroadcast(np.abs(elementwise[k]) * ct_b, target)
+        terms = elementwise[k] * signed_ct
+        magnitude = unbroadcast(np.abs(terms), target)
+        with np.errstate(invalid="ignore"):
+            indeterminate[k] = (unbroadcast((terms > limit).astype(float), target) > 0) & (
+                unbroadcast((terms < -limit).astype(float), target) > 0
+            )
         floor = unbroadcast(np.broadcast_to(ct_b / step_scale(domain, x_b), x_b.shape), target)
         total = project(magnitude + floor, structure[k]) + conditioning[k]
         tolerance[k] = ULPS[dtype] * eps(dtype) * total + np.finfo(np.float64).tiny
-    return ExpectedGrad(ct, wrt, grads, tolerance, structure)
+    return ExpectedGrad(ct, wrt, grads, tolerance, structure, indeterminate)
 
 
 def _conditioning(family, inputs, ct, par, opts, wrt, structure, grads) -> dict[str, np.ndarray]:

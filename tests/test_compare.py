@@ -61,3 +61,25 @@ def test_float32_overflow_of_a_finite_answer_is_the_same_signed_infinity() -> No
     # Within float32's range, or in float64, an infinity is still wrong.
     assert not compare_arrays(np.array([-1e30]), np.array([-np.inf], np.float32), tol[:1]).ok
     assert not compare_arrays(exp, np.array([-np.inf, -3.0]), tol).ok
+
+
+def test_overflow_is_judged_in_the_dtype_the_framework_computed_in() -> None:
+    # Gradients are read back widened to float64; the float32 computation's -inf for a true
+    # -1.5e90 is still its correct rounding, and float64's own -inf still is not.
+    exp = np.array([-1.5e90, 2.0])
+    widened = np.array([-np.inf, 2.0])
+    tol = np.array([1e80, 1e-6])
+    assert compare_arrays(exp, widened, tol, "float32").ok
+    assert not compare_arrays(exp, widened, tol, "float64").ok
+    assert not compare_arrays(exp, np.array([np.nan, 2.0]), tol, "float32").ok
+
+
+def test_indeterminate_elements_accept_a_non_finite_answer_and_count_it() -> None:
+    exp = np.array([1.3e75, 2.0])
+    tol = np.array([1e70, 1e-6])
+    unsure = np.array([True, False])
+    res = compare_arrays(exp, np.array([np.nan, 2.0]), tol, "float32", unsure)
+    assert res.ok and res.metrics["indeterminate_accepted"] == 1
+    # A finite wrong answer there, or a NaN elsewhere, still fails.
+    assert not compare_arrays(exp, np.array([1.0, 2.0]), tol, "float32", unsure).ok
+    assert not compare_arrays(exp, np.array([np.nan, np.nan]), tol, "float32", unsure).ok

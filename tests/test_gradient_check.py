@@ -141,3 +141,45 @@ def test_tolerance_components_are_positive_and_scale_with_dtype() -> None:
         assert np.all(g32.tolerance[name] > 0)
         ratio = np.median(g32.tolerance[name] / g64.tolerance[name])
         assert 1e7 < ratio < 1e10  # eps32/eps64 · ULPS ratio, up to input rounding
+
+
+HALF_NORMAL_OVERFLOW = """
+- id: {id}
+  family: HalfNormal
+  params: {{scale: [1.0e-15]}}
+  value: [3.0e-15, 1.0e+15, 0.05]
+"""
+
+
+def _overflow_case(opposite_signs: bool):
+    """The first id whose cotangent gives the two overflowing ∂/∂scale terms (+1e75·c₁,
+    +2.5e42·c₂, beyond float32) opposite signs, or the same sign."""
+    for n in range(100):
+        case = make_case(HALF_NORMAL_OVERFLOW.format(id=f"hn{n}"))
+        ct = gradients.expected_grad_for(case, "float32").cotangent
+        if (ct[1] * ct[2] < 0) == opposite_signs:
+            return case
+    raise AssertionError("no such cotangent in 100 ids")
+
+
+@pytest.mark.parametrize("adapter", ["torch", "numpyro"])
+def test_float32_gradient_whose_terms_overflow_with_both_signs_accepts_nan(adapter) -> None:
+    case = _overflow_case(opposite_signs=True)
+    grad = gradients.expected_grad_for(case, "float32")
+    assert grad.indeterminate["scale"].tolist() == [True]
+    assert not grad.indeterminate["value"].any()
+    result = run_check(case, adapter, "float32", "grad")
+    assert result.passed, result.message
+    # The frameworks' NaN is the inevitable inf − inf, accepted and counted.
+    assert result.metrics["params"]["scale"]["indeterminate_accepted"] == 1
+    # In float64 nothing overflows: the same gradient is compared in full.
+    assert not gradients.expected_grad_for(case, "float64").indeterminate["scale"].any()
+
+
+def test_float32_gradient_beyond_range_with_one_sign_must_be_that_infinity() -> None:
+    case = _overflow_case(opposite_signs=False)
+    grad = gradients.expected_grad_for(case, "float32")
+    assert not grad.indeterminate["scale"].any()
+    result = run_check(case, "torch", "float32", "grad")
+    assert result.passed, result.message
+    assert "indeterminate_accepted" not in result.metrics["params"]["scale"]

@@ -76,7 +76,7 @@ class GradCheck(Check):
             if structure == "none":  # declared not comparable for this binding (see its note)
                 per_param[name] = {"structure": "none", "compared": 0, "note": subject.binding.note}
                 continue
-            expected = project(grad.grads[name], structure)
+            expected, tol, unsure = grad.projected(name, structure)
             label = f"∂/∂{name} ({_STRUCTURE_WORDS.get(structure, structure)})"
             if got.get(name) is None:
                 per_param[name] = {"structure": structure, "missing": True}
@@ -98,9 +98,8 @@ class GradCheck(Check):
                     )
                 )
                 continue
-            tol = np.broadcast_to(project(grad.tolerance[name], structure), expected.shape)
             tol = subject.declared_tolerance(tol, expected, normwise=True)
-            result = compare_arrays(expected, actual, tol)
+            result = compare_arrays(expected, actual, tol, subject.dtype, unsure)
             per_param[name] = {"structure": structure, **result.metrics}
             if not result.ok:
                 failures.append(

@@ -56,7 +56,7 @@ class LogProbCheck(Check):
             metrics["declared_tolerance"] = dict(subject.binding.tolerance)
         expected = np.where(valid, exp.log_prob, 0.0)
         actual = np.where(valid, lp, 0.0)
-        result = compare_arrays(expected, actual, tol)
+        result = compare_arrays(expected, actual, tol, subject.dtype)
         metrics.update(result.metrics)
         if not exp.all_valid:
             metrics["compared"] = int(np.count_nonzero(valid))

@@ -46,7 +46,7 @@ class _TransformCheck(Check):
         self, subject: Subject, actual: np.ndarray, expected: np.ndarray, sens: np.ndarray
     ):
         tol = tolerance(subject.dtype, expected, sens)
-        return compare_arrays(expected, actual.astype(np.float64), tol), tol
+        return compare_arrays(expected, actual, tol, subject.dtype), tol
 
 
 # ----- vmap ---------------------------------------------------------------------------------
@@ -184,14 +184,13 @@ class VmapCheck(_TransformCheck):
             )
             if structure == "none":
                 continue
-            expected = project(grad.grads[name], structure)
+            expected, tol, unsure = grad.projected(name, structure)
             if full.shape != expected.shape:
                 problems.append(
                     f"vmap of grad: ∂/∂{name} shape {full.shape}, expected {expected.shape}"
                 )
                 continue
-            tol = np.broadcast_to(project(grad.tolerance[name], structure), expected.shape)
-            result = compare_arrays(expected, project(full, structure), tol)
+            result = compare_arrays(expected, project(full, structure), tol, subject.dtype, unsure)
             worst = max(worst, float(result.metrics.get("max_err_over_tol", 0.0)))
             if not result.ok:
                 problems.append(f"vmap of grad: ∂/∂{name}: {result.detail}")
@@ -235,10 +234,9 @@ class JitCheck(_TransformCheck):
                 if structure == "none":
                     continue
                 actual = project(subject.numpy(got[name]).astype(np.float64), structure)
-                expected = project(grad.grads[name], structure)
-                tol = np.broadcast_to(project(grad.tolerance[name], structure), expected.shape)
+                expected, tol, unsure = grad.projected(name, structure)
                 result = (
-                    compare_arrays(expected, actual, tol)
+                    compare_arrays(expected, actual, tol, subject.dtype, unsure)
                     if actual.shape == expected.shape
                     else None
                 )
