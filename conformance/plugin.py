@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance import __version__, known_failures, robustness, timing
+from conformance import __version__, known_failures, memory, robustness, timing
 from conformance.items import SETTINGS_KEY, CaseFile, ConformanceItem
 from conformance.loader import CASE_SUFFIXES
 from conformance.report.junit import default_junitxml
@@ -128,6 +128,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "CONFORMANCE_WORKER_MEMORY)",
     )
     group.addoption(
+        "--memory-budget",
+        metavar="SIZE",
+        help="between items, when a process's resident memory exceeds SIZE, drop the "
+        "frameworks' compiled-code caches and return the memory (default 2G, off; "
+        "CONFORMANCE_MEMORY_BUDGET)",
+    )
+    group.addoption(
         "--crash-retries",
         metavar="N",
         help="run an item that crashed its worker up to N more times on a fresh worker; it "
@@ -185,7 +192,8 @@ def _robustness_settings(opt: argparse.Namespace) -> dict:
 
     out: dict = {}
     timeout = given("item_timeout", "CONFORMANCE_ITEM_TIMEOUT")
-    memory = given("worker_memory", "CONFORMANCE_WORKER_MEMORY")
+    cap_text = given("worker_memory", "CONFORMANCE_WORKER_MEMORY")
+    budget = given("memory_budget", "CONFORMANCE_MEMORY_BUDGET")
     cap = given("max_elements", "CONFORMANCE_MAX_ELEMENTS")
     retries = given("crash_retries", "CONFORMANCE_CRASH_RETRIES")
     try:
@@ -201,10 +209,18 @@ def _robustness_settings(opt: argparse.Namespace) -> dict:
         raise pytest.UsageError(f"--item-timeout {timeout!r}: expected seconds, e.g. 120") from None
     try:
         out["worker_memory"] = (
-            robustness.DEFAULT_WORKER_MEMORY if memory is None else robustness.parse_size(memory)
+            robustness.DEFAULT_WORKER_MEMORY
+            if cap_text is None
+            else robustness.parse_size(cap_text)
         )
     except ValueError as exc:
         raise pytest.UsageError(f"--worker-memory: {exc}") from None
+    try:
+        out["memory_budget"] = (
+            memory.DEFAULT_BUDGET if budget is None else robustness.parse_size(budget)
+        )
+    except ValueError as exc:
+        raise pytest.UsageError(f"--memory-budget: {exc}") from None
     try:
         out["max_elements"] = None if cap is None else int(cap)
     except ValueError:
@@ -305,6 +321,18 @@ def pytest_timeout_set_timer(item: pytest.Item, settings) -> bool | None:
         return None
     robustness.set_item_timer(item, settings.timeout, hard=hasattr(item.config, "workerinput"))
     return True
+
+
+_MEMORY_GUARD = pytest.StashKey[memory.MemoryGuard]()
+
+
+def pytest_runtest_teardown(item: pytest.Item) -> None:
+    """After each case item: release compiled code if the process outgrew its budget."""
+    if isinstance(item, ConformanceItem):
+        stash = item.config.stash
+        if _MEMORY_GUARD not in stash:
+            stash[_MEMORY_GUARD] = memory.MemoryGuard(stash[SETTINGS_KEY].memory_budget)
+        stash[_MEMORY_GUARD].after_item(item.adapter)
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:

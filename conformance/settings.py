@@ -53,6 +53,9 @@ class Settings:
     #: each xdist worker's RLIMIT_DATA in bytes (None: none), the element cap of a case array.
     item_timeout: float | None = None
     worker_memory: int | None = None
+    #: Resident-set size above which a process drops compiled-code caches between items
+    #: (None: never; see :mod:`conformance.memory`).
+    memory_budget: int | None = None
     max_elements: int | None = None
     #: Times an item that crashed its worker is run again on a fresh one (xdist only).
     crash_retries: int = 0

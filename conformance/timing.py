@@ -23,6 +23,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 _exclusive: dict[str, float] = defaultdict(float)
 _included: dict[str, float] = defaultdict(float)
+_counts: dict[str, int] = defaultdict(int)
 _stack: list[float] = []  # time spent in child phases, per open phase
 
 
@@ -60,6 +61,11 @@ def add_included(name: str, seconds: float) -> None:
     _included[name] += seconds
 
 
+def count(name: str) -> None:
+    """One more of an event worth reporting beside the times (e.g. a memory release)."""
+    _counts[name] += 1
+
+
 def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
@@ -68,6 +74,7 @@ def snapshot() -> dict[str, Any]:
     return {
         "phases": {k: round(v, 4) for k, v in sorted(_exclusive.items())},
         "included": {k: round(v, 4) for k, v in sorted(_included.items())},
+        "counts": dict(sorted(_counts.items())),
         "peak_rss_mb": round(peak_rss_mb(), 1),
     }
 

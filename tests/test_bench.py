@@ -41,4 +41,10 @@ def test_tiny_bench_measures_suite_baseline_and_phases(tmp_path) -> None:
     targets = data["summary"]["targets"]
     assert targets["overhead_ratio"]["measured"] == round(run["wall_s"] / baseline["bare_s"], 3)
     assert {"collection_s_per_5000", "oracle_share", "peak_rss_mb"} <= set(targets)
+    # Collection is measured on the whole suite, not on the tiny selection.
+    collection = data["collections"][0]
+    assert collection["items"] > 10 * run["items"] and collection["collection_s"] > 0
+    assert targets["collection_s_per_5000"]["measured"] == round(
+        collection["collection_s"] * 5000 / collection["items"], 3
+    )
     assert "bare loop" in proc.stdout and "target" in proc.stdout

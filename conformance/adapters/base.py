@@ -105,6 +105,14 @@ class Adapter(ABC):
         """Context in which arrays of ``dtype`` behave (JAX needs x64 switched on for float64)."""
         yield
 
+    def release_caches(self) -> None:
+        """Drop the compiled code the framework keeps between calls (see :mod:`conformance.memory`).
+
+        Called between items when a worker outgrows its memory budget; most frameworks keep
+        nothing worth dropping.
+        """
+        return None
+
     @abstractmethod
     def asarray(self, array: np.ndarray, device: str) -> Any:
         """A framework array holding exactly ``array`` (its dtype kept) on ``device``."""

@@ -7,6 +7,7 @@ leaks into float32 runs in the same process (and a global ``JAX_ENABLE_X64`` can
 from __future__ import annotations
 
 import contextlib
+import sys
 from collections.abc import Iterator
 from typing import Any, ClassVar
 
@@ -56,6 +57,12 @@ class NumpyroAdapter(Adapter):
         jax_cache.configure()
         with x64(dtype == "float64"):
             yield
+
+    def release_caches(self) -> None:
+        """Eager JAX keeps an XLA executable per primitive and shape for good: drop them all."""
+        jax = sys.modules.get("jax")
+        if jax is not None:
+            jax.clear_caches()
 
     def _device(self, device: str) -> Any:
         import jax

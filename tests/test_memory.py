@@ -1,0 +1,97 @@
+"""The memory budget: compiled code is dropped between items once a process outgrows it, and
+doing so changes no result."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from conformance import memory
+from conformance.adapters import all_adapters
+
+CASES = textwrap.dedent(
+    """\
+    cases:
+      - id: a
+        family: Normal
+        params: {loc: [0.0, 1.0], scale: 2.0}
+        value: [0.5, 1.0]
+      - id: b
+        family: Normal
+        params: {loc: 0.0, scale: [2.0, 3.0, 4.0]}
+        value: [[0.5], [1.0]]
+    """
+)
+
+
+class RecordingAdapter:
+    name = "recording"
+
+    def __init__(self) -> None:
+        self.released = 0
+
+    def release_caches(self) -> None:
+        self.released += 1
+
+
+def test_resident_bytes_is_the_current_size_of_this_process() -> None:
+    rss = memory.resident_bytes()
+    assert rss is not None and 10 << 20 < rss < 64 << 30
+
+
+def test_guard_releases_every_framework_used_only_above_its_budget() -> None:
+    first, second = RecordingAdapter(), RecordingAdapter()
+    second.name = "second"
+    roomy = memory.MemoryGuard(budget=1 << 50)
+    roomy.after_item(first)
+    assert first.released == 0 and roomy.releases == 0
+    tight = memory.MemoryGuard(budget=1)
+    tight.after_item(first)
+    tight.after_item(second)
+    # The second release also reaches the framework used before.
+    assert (first.released, second.released, tight.releases) == (2, 1, 2)
+    off = memory.MemoryGuard(budget=None)
+    off.after_item(first)
+    assert first.released == 2
+
+
+def test_numpyro_release_drops_jax_executables() -> None:
+    jax = pytest.importorskip("jax")
+    import jax.numpy as jnp
+
+    f = jax.jit(lambda x: jnp.log(x) * 2)
+    for n in (2, 3, 4):
+        f(jnp.ones(n)).block_until_ready()
+    assert f._cache_size() == 3
+    all_adapters()["numpyro"].release_caches()
+    assert f._cache_size() == 0
+
+
+def test_a_budget_exceeded_after_every_item_releases_each_time_and_changes_no_result(
+    run_suite, tmp_path: Path
+) -> None:
+    root = tmp_path / "cases"
+    root.mkdir()
+    (root / "n.yaml").write_text(CASES)
+    selection = ("--framework=numpyro,torch", "--variants=off", "--check=shapes,log_prob,grad")
+    # In subprocesses: timing counters are per process.
+    _, roomy = run_suite(root, *selection, "--memory-budget=off", subprocess=True)
+    _, tight = run_suite(root, *selection, "--memory-budget=1", subprocess=True)
+    assert tight["run"]["counts"] == roomy["run"]["counts"]
+    assert tight["run"]["counts"]["passed"] == len(tight["records"]) == 24
+    outcomes = {r["nodeid"]: (r["outcome"], r["metrics"]) for r in tight["records"]}
+    assert outcomes == {r["nodeid"]: (r["outcome"], r["metrics"]) for r in roomy["records"]}
+    controller = tight["run"]["timing"]["controller"]
+    assert controller["counts"]["memory_releases"] == 24
+    assert "memory_releases" not in roomy["run"]["timing"]["controller"]["counts"]
+
+
+def test_memory_budget_rejects_nonsense(run_suite, tmp_path: Path) -> None:
+    root = tmp_path / "cases"
+    root.mkdir()
+    (root / "n.yaml").write_text(CASES)
+    result, _ = run_suite(root, "--memory-budget=lots")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "--memory-budget" in "\n".join(result.errlines)
