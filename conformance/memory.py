@@ -14,9 +14,9 @@ on). Nothing an item computes depends on this: it only changes what stays cached
 
 from __future__ import annotations
 
-import contextlib
 import ctypes
 import ctypes.util
+import functools
 import os
 from typing import Any
 
@@ -34,13 +34,23 @@ def resident_bytes() -> int | None:
         return None
 
 
-def _trim() -> None:
-    """Return freed heap pages to the OS (glibc's ``malloc_trim``; elsewhere nothing)."""
+@functools.cache
+def _malloc_trim() -> Any:
+    """glibc's ``malloc_trim``, looked up once (``find_library`` runs ldconfig), or None."""
     name = ctypes.util.find_library("c")
     if not name:
-        return
-    with contextlib.suppress(OSError, AttributeError):
-        ctypes.CDLL(name).malloc_trim(0)
+        return None
+    try:
+        return ctypes.CDLL(name).malloc_trim
+    except (OSError, AttributeError):
+        return None
+
+
+def _trim() -> None:
+    """Return freed heap pages to the OS (glibc's ``malloc_trim``; elsewhere nothing)."""
+    trim = _malloc_trim()
+    if trim is not None:
+        trim(0)
 
 
 class MemoryGuard:
