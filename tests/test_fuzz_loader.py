@@ -479,9 +479,11 @@ def test_mutated_cases(raw: bytes) -> None:
         (b"cases:\n  - id: a\n    family: \xff\n", "not UTF-8"),
         ("cases:\n  - id: a\x00\n", "U+0000 is not allowed"),
         ("cases: " + "[" * 100 + "]" * 100 + "\n", "nesting deeper"),
+        # Unclosed and deep enough to crash libyaml's (recursive, C) composer: refused first.
+        ("cases: " + "[" * 200_000 + "\n", "nesting deeper"),
         ("cases:\n  - id: big\n    value: " + "9" * 5000 + "\n", "bad scalar"),
     ],
-    ids=["python-object", "python-name", "non-utf8", "nul", "deep", "long-int"],
+    ids=["python-object", "python-name", "non-utf8", "nul", "deep", "deep-unclosed", "long-int"],
 )
 def test_hostile_file_is_one_located_error(text: str | bytes, fragment: str, tmp_path) -> None:
     loaded = check_document(text if isinstance(text, bytes) else text.encode())
@@ -552,3 +554,19 @@ def test_spd_blocks_are_checked_before_the_generator_loops() -> None:
     )
     loaded = check_document(text.encode())
     assert "blocks do not divide" in loaded.errors[0].message, loaded.errors
+
+
+def test_libyaml_and_pure_python_read_every_bundled_file_alike() -> None:
+    """The fast (libyaml) composer must give the same data and lines as PyYAML's own."""
+    from conformance import known_failures, yaml_source
+
+    assert yaml_source._FAST_LOADER is not None, "PyYAML without libyaml: the fast path is off"
+    cases = Path(__file__).resolve().parents[1] / "cases"
+    files = [*sorted(cases.glob("*.yaml")), *known_failures.builtin_files()]
+    assert len(files) > 40
+    for path in files:
+        fast = load_located(path.read_bytes())
+        with mock.patch.object(yaml_source, "_FAST_LOADER", None):
+            slow = load_located(path.read_bytes())
+        assert fast.data == slow.data, path
+        assert fast.lines == slow.lines, path

@@ -15,8 +15,6 @@ import zlib
 
 import numpy as np
 import yaml
-from hypothesis import HealthCheck, Phase, given, settings
-from hypothesis.extra.numpy import mutually_broadcastable_shapes
 
 import reference
 from conformance.checks.base import Check, CheckResult
@@ -42,6 +40,10 @@ class PropertyCheck(Check):
         self.examples = examples
 
     def evaluate(self, subject: Subject) -> CheckResult:
+        # Imported here: hypothesis costs ~0.3 s to import, and property mode is opt-in.
+        from hypothesis import HealthCheck, Phase, given, settings
+        from hypothesis.extra.numpy import mutually_broadcastable_shapes
+
         if not subject.expected.all_valid:
             return CheckResult(True, skip_reason="property mode runs on cases with valid inputs")
         family = reference.get_family(subject.case.family)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import special, stats
+from scipy import special
 
 from reference.core import Arrays, Family, Options, ParamInfo, ValueInfo
 
@@ -184,6 +184,9 @@ class TruncatedNormal(Family):
         )
 
     def _sample(self, params, shape, rng, parametrization):
+        # Imported here: scipy.stats takes ~0.6 s to import, and only drawing needs it.
+        from scipy import stats
+
         a, b, _ = _standardized_bounds(params)
         a, b = np.broadcast_to(a, shape), np.broadcast_to(b, shape)
         draw = stats.truncnorm.rvs(a, b, size=shape, random_state=rng)
