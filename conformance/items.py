@@ -188,7 +188,7 @@ class ConformanceItem(_Item):
             variant=case.variant or None,
         )
         settings: Settings = self.config.stash[SETTINGS_KEY]
-        self.known = known_failures.matching(settings.known_failures, static)
+        self.known = settings.known_failure_index.matching(static)
         if self.known:
             static["known_failures"] = [
                 {

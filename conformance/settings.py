@@ -70,6 +70,13 @@ class Settings:
         return known_failures.load(files)
 
     @cached_property
+    def known_failure_index(self):
+        """The entries that apply here, indexed for matching every collected item."""
+        from conformance import known_failures
+
+        return known_failures.Index(self.known_failures)
+
+    @cached_property
     def adapters(self) -> dict[str, Adapter]:
         return all_adapters(self.adapter_specs)
 

@@ -41,6 +41,9 @@ def test_tiny_bench_measures_suite_baseline_and_phases(tmp_path) -> None:
     targets = data["summary"]["targets"]
     assert targets["overhead_ratio"]["measured"] == round(run["wall_s"] / baseline["bare_s"], 3)
     assert {"collection_s_per_5000", "oracle_share", "peak_rss_mb"} <= set(targets)
+    inside = run["phases_s"]["framework"] + run["phases_s"]["imports"]
+    assert targets["harness_ratio"]["measured"] == round(run["wall_s"] / inside, 3)
+    assert 1 < targets["harness_ratio"]["measured"] < targets["overhead_ratio"]["measured"] * 3
     # Collection is measured on the whole suite, not on the tiny selection.
     collection = data["collections"][0]
     assert collection["items"] > 10 * run["items"] and collection["collection_s"] > 0

@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from conformance import known_failures as kf
 
@@ -98,3 +100,37 @@ def test_builtin_registry_loads_and_every_entry_has_a_reason() -> None:
     entries = kf.load(kf.builtin_files())
     assert len(entries) >= 5
     assert all(e.failure.reason and e.failure.kind for e in entries)
+
+
+_GLOBS = st.sampled_from(
+    ["*", "numpyro", "torch", "Multi*", "*Normal", "cov-*", "float32", "*+pad1"]
+)
+_VALUES = st.sampled_from(
+    ["numpyro", "torch", "MultivariateNormal", "Normal", "cov-value", "cov-a+pad1", "float32", None]
+)
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(
+    patterns=st.lists(
+        st.dictionaries(
+            st.sampled_from(kf.PATTERN_FIELDS),
+            st.one_of(_GLOBS, st.lists(_GLOBS, min_size=1, max_size=2)),
+            max_size=3,
+        ),
+        max_size=6,
+    ),
+    versions=st.lists(st.sampled_from([None, "numpy>=1", "numpy<1"]), min_size=6, max_size=6),
+    items=st.lists(st.dictionaries(st.sampled_from(kf.PATTERN_FIELDS), _VALUES), max_size=6),
+)
+def test_the_index_matches_exactly_what_matching_one_by_one_would(patterns, versions, items):
+    entries = [
+        kf.Entry(entry(**fields, version=version), f"f.yaml:{i}")
+        for i, (fields, version) in enumerate(zip(patterns, versions, strict=False))
+    ]
+    index = kf.Index(entries)
+    for static in items:
+        one_by_one = [
+            e for e in entries if kf.version_applies(e.failure) and kf.matches(e.failure, static)
+        ]
+        assert index.matching(static) == one_by_one
