@@ -187,7 +187,7 @@ class Index:
     """The entries whose version applies here, ready to be matched against many items.
 
     Matching each item against each entry cost a full collection (24,082 items × 273 entries)
-    six million glob matches, about 70% of its time, and as much again when the run ended and
+    six million entry checks, about 70% of its time, and as much again when the run ended and
     looked for stale entries. An item's fields take few distinct values (a handful of
     frameworks, dtypes and checks, one file per family), so each (field, value) gets, once, the
     bit set of entries it satisfies; an item's entries are the AND of its fields' sets.

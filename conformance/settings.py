@@ -11,12 +11,16 @@ import os
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import reference
 from conformance.adapters import Adapter, all_adapters
 from conformance.checks import CHECKS, OPT_IN
 from conformance.dtypes import FLOAT_DTYPES
 from conformance.validate import Known
+
+if TYPE_CHECKING:
+    from conformance.known_failures import Index
 
 DEFAULT_RESULTS = "reports/results.json"
 
@@ -70,7 +74,7 @@ class Settings:
         return known_failures.load(files)
 
     @cached_property
-    def known_failure_index(self):
+    def known_failure_index(self) -> Index:
         """The entries that apply here, indexed for matching every collected item."""
         from conformance import known_failures
 
