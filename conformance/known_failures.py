@@ -179,10 +179,6 @@ def matches(failure: KnownFailure, static: Mapping[str, object]) -> bool:
     return True
 
 
-def matching(entries: Iterable[Entry], static: Mapping[str, object]) -> list[Entry]:
-    return Index(entries).matching(static)
-
-
 class Index:
     """The entries whose version applies here, ready to be matched against many items.
 
@@ -222,7 +218,9 @@ class Index:
         return [e for i, e in enumerate(self.entries) if found >> i & 1]
 
 
-def unmatched(entries: Iterable[Entry], records: list[dict]) -> tuple[list[Entry], list[Entry]]:
+def unmatched(
+    entries: Iterable[Entry], records: list[dict], index: Index | None = None
+) -> tuple[list[Entry], list[Entry]]:
     """(stale entries to warn about, entries whose version does not apply here).
 
     An entry whose framework or family was not part of this run (filtered out) is neither.
@@ -231,7 +229,7 @@ def unmatched(entries: Iterable[Entry], records: list[dict]) -> tuple[list[Entry
     families = {r.get("family") for r in records if r.get("family")}
     checks = {r.get("check") for r in records if r.get("check")}
     entries = list(entries)
-    index = Index(entries)
+    index = index or Index(entries)  # the run's own, built from the same entries, when given
     matched = {id(e) for r in records for e in index.matching(r)}
     stale, inactive = [], []
     for entry in entries:

@@ -453,7 +453,9 @@ class Recorder:
         records = self.collector.finalize(*reasons)
         if exitstatus == pytest.ExitCode.USAGE_ERROR:
             return  # nothing ran; keep whatever results.json a real run left
-        self.stale, self.inactive = known_failures.unmatched(settings.known_failures, records)
+        self.stale, self.inactive = known_failures.unmatched(
+            settings.known_failures, records, settings.known_failure_index
+        )
         if settings.results_path is None or not records:
             return
         write_atomic(
