@@ -14,66 +14,22 @@ import shlex
 import sys
 from pathlib import Path
 
+from conformance.arguments import (
+    builtin_cases,
+    has_paths,
+    join_option_values,
+)
 from conformance.report import commands as report_commands
 
 EXIT_OK, EXIT_MISMATCH, EXIT_USAGE = 0, 1, 2
 EXIT_INTERRUPTED = 130  # as a shell reports a process ended by SIGINT
 
 
-def builtin_cases() -> Path:
-    """The shipped cases: ``cases/`` beside the package in a checkout, or inside the wheel."""
-    here = Path(__file__).resolve().parent
-    for candidate in (here.parent / "cases", here / "builtin_cases"):
-        if candidate.is_dir():
-            return candidate
-    raise FileNotFoundError("no built-in cases found (neither ../cases nor builtin_cases)")
-
-
-def _has_paths(args: list[str]) -> bool:
-    """Whether pytest args name a case root or path (then the built-in cases are not added)."""
-    if any(a == "--cases" or a.startswith("--cases=") for a in args):
-        return True
-    return any(_names_path(a) for a in args)
-
-
-def _names_path(arg: str) -> bool:
-    if arg.startswith("@"):  # pytest's argument file: one argument (e.g. a node id) per line
-        path = Path(arg[1:])
-        return path.is_file() and _has_paths(path.read_text().split())
-    return not arg.startswith("-") and Path(arg.split("::")[0]).exists()
-
-
-#: Our options that take a value. pytest finds its rootdir before plugin options are known, so
-#: the value of ``--results out/r.json`` would count as a path; ``--results=out/r.json`` does not.
-VALUE_OPTIONS = (
-    "--cases",
-    "--framework",
-    "--family",
-    "--check",
-    "--dtype",
-    "--device",
-    "--adapter",
-    "--results",
-)
-
-
-def join_option_values(args: list[str]) -> list[str]:
-    out: list[str] = []
-    it = iter(args)
-    for arg in it:
-        if arg in VALUE_OPTIONS:
-            value = next(it, None)
-            out.append(arg if value is None else f"{arg}={value}")
-        else:
-            out.append(arg)
-    return out
-
-
 def run(pytest_args: list[str]) -> int:
     import pytest
 
     args = join_option_values(list(pytest_args))
-    if not _has_paths(args):
+    if not has_paths(args):
         args += [f"--cases={builtin_cases()}"]
     # This process imported the package before pytest could register it for rewriting.
     args = ["-W", "ignore::pytest.PytestAssertRewriteWarning", *args]
@@ -127,7 +83,7 @@ def list_items(pytest_args: list[str]) -> int:
 
     show_ids = "--ids" in pytest_args
     args = join_option_values([a for a in pytest_args if a != "--ids"])
-    if not _has_paths(args):
+    if not has_paths(args):
         args += [f"--cases={builtin_cases()}"]
     code, items, output = listing.collect(
         ["-W", "ignore::pytest.PytestAssertRewriteWarning", *args]

@@ -132,3 +132,17 @@ def compare_arrays(
         f"tolerance {metrics['tolerance_at_worst']:.3g}"
     )
     return Comparison(False, kind, metrics, detail)
+
+
+def project(array: np.ndarray, structure: str) -> np.ndarray:
+    """The part of a gradient that a structured input's tangent space sees."""
+    if structure == "symmetric":
+        return 0.5 * (array + np.swapaxes(array, -1, -2))
+    if structure == "lower_triangular":
+        return np.tril(array)
+    if structure == "diagonal":
+        return np.diagonal(array, axis1=-2, axis2=-1)[..., None] * np.eye(array.shape[-1])
+    if structure.startswith("block_diagonal:"):
+        m, n = int(structure.split(":", 1)[1]), array.shape[-1]
+        return 0.5 * (array + np.swapaxes(array, -1, -2)) * np.kron(np.eye(n // m), np.ones((m, m)))
+    return array

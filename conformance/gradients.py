@@ -30,7 +30,7 @@ import numpy as np
 
 import reference
 from conformance import timing
-from conformance.compare import ULPS
+from conformance.compare import ULPS, project
 from conformance.dtypes import eps, round_to
 from conformance.loader import Case
 from conformance.materialize import inputs_for
@@ -63,17 +63,8 @@ class ExpectedGrad:
 
 
 def differentiable_inputs(case: Case) -> tuple[str, ...]:
-    """The inputs a gradient check differentiates: never integer-valued or static ones."""
-    family = reference.get_family(case.family)
-    info = family.params(case.parametrization)
-    names = [
-        k
-        for k, p in info.items()
-        if p.differentiable and not p.static and case.spec.param_dtypes.get(k, "float") == "float"
-    ]
-    if not family.value.discrete and case.spec.value_dtype == "float":
-        names.append("value")
-    return tuple(names)
+    """The inputs a gradient check differentiates (see :attr:`Case.differentiable_inputs`)."""
+    return case.differentiable_inputs
 
 
 def cotangent_for(case: Case, shape: tuple[int, ...], dtype: str) -> np.ndarray:
@@ -87,20 +78,6 @@ def structure_of(case: Case, name: str) -> str:
     if name == "value":
         return family.value.structure
     return family.params(case.parametrization)[name].structure
-
-
-def project(array: np.ndarray, structure: str) -> np.ndarray:
-    """The part of a gradient that a structured input's tangent space sees."""
-    if structure == "symmetric":
-        return 0.5 * (array + np.swapaxes(array, -1, -2))
-    if structure == "lower_triangular":
-        return np.tril(array)
-    if structure == "diagonal":
-        return np.diagonal(array, axis1=-2, axis2=-1)[..., None] * np.eye(array.shape[-1])
-    if structure.startswith("block_diagonal:"):
-        m, n = int(structure.split(":", 1)[1]), array.shape[-1]
-        return 0.5 * (array + np.swapaxes(array, -1, -2)) * np.kron(np.eye(n // m), np.ones((m, m)))
-    return array
 
 
 def binding_structure(binding, name: str, default: str, inputs) -> str:

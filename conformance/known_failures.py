@@ -24,7 +24,6 @@ collected item are reported by name, so stale entries do not linger.
 from __future__ import annotations
 
 import fnmatch
-import importlib.metadata
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -34,6 +33,7 @@ from pathlib import Path
 from packaging.requirements import InvalidRequirement, Requirement
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from conformance.versions import installed_version
 from conformance.yaml_source import YamlError, load_located
 
 BUILTIN_DIR = Path(__file__).parent / "known_failures"
@@ -142,14 +142,6 @@ def builtin_files() -> list[Path]:
 @cache
 def _regex(pattern: str) -> re.Pattern:
     return re.compile(fnmatch.translate(pattern))
-
-
-@cache
-def installed_version(distribution: str) -> str | None:
-    try:
-        return importlib.metadata.version(distribution)
-    except importlib.metadata.PackageNotFoundError:
-        return None
 
 
 def version_applies(failure: KnownFailure) -> bool:

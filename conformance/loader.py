@@ -9,11 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
+import reference
 from conformance.case_model import CaseFile, CaseSpec
 from conformance.validate import Known, SemanticError, resolve_case
 from conformance.yaml_source import Located, YamlError, load_located
@@ -61,6 +63,21 @@ class Case:
     @property
     def family(self) -> str:
         return self.spec.family
+
+    @cached_property
+    def differentiable_inputs(self) -> tuple[str, ...]:
+        """The inputs a gradient check differentiates: never integer-valued or static ones."""
+        family = reference.get_family(self.family)
+        names = [
+            k
+            for k, p in family.params(self.parametrization).items()
+            if p.differentiable
+            and not p.static
+            and self.spec.param_dtypes.get(k, "float") == "float"
+        ]
+        if not family.value.discrete and self.spec.value_dtype == "float":
+            names.append("value")
+        return tuple(names)
 
 
 @dataclass

@@ -8,9 +8,7 @@ every report (the xdist controller), and only when case items were collected.
 
 from __future__ import annotations
 
-import argparse
 import datetime as dt
-import importlib.metadata
 import json
 import os
 import platform
@@ -21,8 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from conformance import __version__, known_failures, memory, robustness, timing
-from conformance.items import SETTINGS_KEY, CaseFile, ConformanceItem
+from conformance import __version__, known_failures, memory, robustness, timing_plugin
+from conformance.expectations import SubjectFactory
+from conformance.items import FACTORY_KEY, SETTINGS_KEY, CaseFile, ConformanceItem
 from conformance.loader import CASE_SUFFIXES
 from conformance.report.junit import default_junitxml
 from conformance.report.publish import publish_after_run
@@ -34,7 +33,8 @@ from conformance.results import (
     is_case_nodeid,
     write_atomic,
 )
-from conformance.settings import DEFAULT_RESULTS, Settings, env_list, split_list
+from conformance.settings import Settings, SettingsError, add_options, split_list
+from conformance.versions import version_text
 
 #: Distributions whose versions a run reports (frameworks and what they run on).
 REPORTED_PACKAGES = (
@@ -50,201 +50,17 @@ REPORTED_PACKAGES = (
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    group = parser.getgroup("conformance", "distribution conformance suite")
-    group.addoption(
-        "--cases",
-        action="append",
-        metavar="DIR",
-        help="directory (or file) of YAML cases; repeatable",
-    )
-    group.addoption(
-        "--framework",
-        action="append",
-        metavar="NAME",
-        help="only these adapters (glob; repeatable or comma-separated)",
-    )
-    group.addoption("--family", action="append", metavar="NAME", help="only these families (glob)")
-    group.addoption("--check", action="append", metavar="NAME", help="only these checks (glob)")
-    group.addoption(
-        "--dtype", action="append", metavar="DTYPE", help="only these dtypes: float32, float64"
-    )
-    group.addoption(
-        "--device", metavar="DEVICE", help="cpu (default) or cuda; also CONFORMANCE_DEVICE"
-    )
-    group.addoption(
-        "--adapter",
-        action="append",
-        metavar="MODULE:CLASS",
-        help="load a third-party adapter class",
-    )
-    group.addoption(
-        "--results", metavar="PATH", help=f"where to write results.json (default {DEFAULT_RESULTS})"
-    )
-    group.addoption("--no-results", action="store_true", help="do not write results.json")
-    group.addoption(
-        "--known-failures",
-        action="append",
-        metavar="FILE",
-        help="YAML file of expected framework failures (repeatable; also CONFORMANCE_KNOWN_FAILURES)",
-    )
-    group.addoption(
-        "--no-builtin-known-failures",
-        action="store_true",
-        help="do not load the suite's own registry of known framework bugs",
-    )
-    group.addoption(
-        "--strict-known-failures",
-        action=argparse.BooleanOptionalAction,
-        default=None,
-        help="a known failure that now passes fails the run (default: on)",
-    )
-    group.addoption(
-        "--shard",
-        metavar="K/N",
-        help="run only the K-th of N deterministic shards of the items (CONFORMANCE_SHARD)",
-    )
-    group.addoption(
-        "--property",
-        type=int,
-        metavar="N",
-        help="property-based mode: N hypothesis examples of drawn batch shapes per case, "
-        "framework and dtype (default 0: off; CONFORMANCE_PROPERTY)",
-    )
-    group.addoption(
-        "--variants",
-        choices=("on", "off"),
-        help="derive broadcast-pattern variants from every case (default on; CONFORMANCE_VARIANTS)",
-    )
-    group.addoption(
-        "--item-timeout",
-        metavar="SECONDS",
-        help=f"fail a case item that runs longer (kind timeout; default "
-        f"{robustness.DEFAULT_ITEM_TIMEOUT:g}, 0: off; CONFORMANCE_ITEM_TIMEOUT)",
-    )
-    group.addoption(
-        "--worker-memory",
-        metavar="SIZE",
-        help="cap each xdist worker's writable memory, e.g. 8G, 512M, off (default 8G; "
-        "CONFORMANCE_WORKER_MEMORY)",
-    )
-    group.addoption(
-        "--memory-budget",
-        metavar="SIZE",
-        help="between items, when a process's resident memory exceeds SIZE, drop the "
-        "frameworks' compiled-code caches and return the memory (default 2G, off; "
-        "CONFORMANCE_MEMORY_BUDGET)",
-    )
-    group.addoption(
-        "--crash-retries",
-        metavar="N",
-        help="run an item that crashed its worker up to N more times on a fresh worker; it "
-        "keeps the crash messages, and passes only if a retry passes (default 0; xdist only; "
-        "CONFORMANCE_CRASH_RETRIES)",
-    )
-    group.addoption(
-        "--max-elements",
-        metavar="N",
-        help="reject a case whose arrays would have more elements, before building them "
-        "(default 1000000; CONFORMANCE_MAX_ELEMENTS)",
-    )
+    add_options(parser.getgroup("conformance", "distribution conformance suite").addoption)
     parser.addini("conformance_cases", "directories of YAML case files", type="paths", default=[])
 
 
 def _settings(config: pytest.Config) -> Settings:
-    opt = config.option
-    roots = [Path(p).resolve() for p in split_list(opt.cases)]
-    roots += [Path(p).resolve() for p in env_list("CONFORMANCE_CASES")]
-    roots += [Path(p).resolve() for p in config.getini("conformance_cases")]
-    results = opt.results or os.environ.get("CONFORMANCE_RESULTS") or DEFAULT_RESULTS
-    return Settings(
-        case_roots=roots,
-        frameworks=split_list(opt.framework) or env_list("CONFORMANCE_FRAMEWORKS"),
-        families=split_list(opt.family) or env_list("CONFORMANCE_FAMILIES"),
-        checks=split_list(opt.check) or env_list("CONFORMANCE_CHECKS"),
-        dtypes=split_list(opt.dtype) or env_list("CONFORMANCE_DTYPES"),
-        device=opt.device or os.environ.get("CONFORMANCE_DEVICE") or "cpu",
-        adapter_specs=tuple(split_list(opt.adapter) + env_list("CONFORMANCE_ADAPTERS")),
-        results_path=None if opt.no_results else Path(results),
-        variants=(opt.variants or os.environ.get("CONFORMANCE_VARIANTS") or "on") == "on",
-        property_examples=int(
-            opt.property
-            if opt.property is not None
-            else os.environ.get("CONFORMANCE_PROPERTY") or 0
-        ),
-        known_failure_files=[
-            Path(p) for p in split_list(opt.known_failures) + env_list("CONFORMANCE_KNOWN_FAILURES")
-        ],
-        builtin_known_failures=not opt.no_builtin_known_failures,
-        strict_known_failures=(
-            opt.strict_known_failures if opt.strict_known_failures is not None else True
-        ),
-        shard=_parse_shard(opt.shard or os.environ.get("CONFORMANCE_SHARD")),
-        **_robustness_settings(opt),
-    )
-
-
-def _robustness_settings(opt: argparse.Namespace) -> dict:
-    """--item-timeout, --worker-memory and --max-elements (or their variables), checked."""
-
-    def given(name: str, env: str) -> str | None:
-        value = getattr(opt, name)
-        return value if value is not None else os.environ.get(env) or None
-
-    out: dict = {}
-    timeout = given("item_timeout", "CONFORMANCE_ITEM_TIMEOUT")
-    cap_text = given("worker_memory", "CONFORMANCE_WORKER_MEMORY")
-    budget = given("memory_budget", "CONFORMANCE_MEMORY_BUDGET")
-    cap = given("max_elements", "CONFORMANCE_MAX_ELEMENTS")
-    retries = given("crash_retries", "CONFORMANCE_CRASH_RETRIES")
     try:
-        out["crash_retries"] = 0 if retries is None else int(retries)
-    except ValueError:
-        out["crash_retries"] = -1
-    if out["crash_retries"] < 0:
-        raise pytest.UsageError(f"--crash-retries {retries!r}: expected a count, e.g. 1")
-    try:
-        seconds = robustness.DEFAULT_ITEM_TIMEOUT if timeout is None else float(timeout)
-        out["item_timeout"] = seconds if seconds > 0 else None
-    except ValueError:
-        raise pytest.UsageError(f"--item-timeout {timeout!r}: expected seconds, e.g. 120") from None
-    try:
-        out["worker_memory"] = (
-            robustness.DEFAULT_WORKER_MEMORY
-            if cap_text is None
-            else robustness.parse_size(cap_text)
+        return Settings.from_sources(
+            config.option, os.environ, [Path(p) for p in config.getini("conformance_cases")]
         )
-    except ValueError as exc:
-        raise pytest.UsageError(f"--worker-memory: {exc}") from None
-    try:
-        out["memory_budget"] = (
-            memory.DEFAULT_BUDGET if budget is None else robustness.parse_size(budget)
-        )
-    except ValueError as exc:
-        raise pytest.UsageError(f"--memory-budget: {exc}") from None
-    try:
-        out["max_elements"] = None if cap is None else int(cap)
-    except ValueError:
-        out["max_elements"] = 0
-    if out["max_elements"] is not None and out["max_elements"] < 1:
-        raise pytest.UsageError(f"--max-elements {cap!r}: expected a positive integer")
-    return out
-
-
-def _known_failure_files(settings: Settings) -> list[Path]:
-    from conformance.known_failures import builtin_files
-
-    files = builtin_files() if settings.builtin_known_failures else []
-    return files + list(settings.known_failure_files)
-
-
-def _parse_shard(text: str | None) -> tuple[int, int] | None:
-    if not text:
-        return None
-    try:
-        k, n = (int(t) for t in text.split("/"))
-    except ValueError:
-        raise pytest.UsageError(f"--shard {text!r}: expected K/N, e.g. 1/4") from None
-    return k, n
+    except SettingsError as exc:
+        raise pytest.UsageError(str(exc)) from None
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -272,10 +88,8 @@ def pytest_configure(config: pytest.Config) -> None:
     if problems:
         raise pytest.UsageError("; ".join(problems))
     config.stash[SETTINGS_KEY] = settings
-    from conformance.checks import CHECKS
-
-    CHECKS["property"].examples = settings.property_examples
-    config.pluginmanager.register(timing.TimingPlugin(config), "conformance-timing")
+    config.stash[FACTORY_KEY] = SubjectFactory(settings.device, settings.property_examples)
+    config.pluginmanager.register(timing_plugin.TimingPlugin(config), "conformance-timing")
     if not hasattr(config, "workerinput"):
         config.pluginmanager.register(Recorder(config), "conformance-recorder")
         robustness.terminate_as_interrupt()
@@ -343,13 +157,7 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 
 
 def _versions() -> dict[str, str]:
-    out = {}
-    for name in REPORTED_PACKAGES:
-        try:
-            out[name] = importlib.metadata.version(name)
-        except importlib.metadata.PackageNotFoundError:
-            out[name] = "not installed"
-    return out
+    return {name: version_text(name) for name in REPORTED_PACKAGES}
 
 
 def _env() -> dict[str, str]:
@@ -487,8 +295,8 @@ class Recorder:
             "exitstatus": int(exitstatus),
             "collected": len(self.collector.collected or []),
             "counts": counts(records),
-            "timing": timing.summary(self.config),
-            "known_failure_files": [str(p) for p in _known_failure_files(settings)],
+            "timing": timing_plugin.summary(self.config),
+            "known_failure_files": [str(p) for p in settings.all_known_failure_files],
             "stale_known_failures": [
                 {"id": e.id, "source": e.source} for e in getattr(self, "stale", [])
             ],

@@ -6,13 +6,15 @@ operation and prints expected vs actual. It ends with ``MISMATCH`` and exit stat
 failure reproduces — which is what an upstream bug report needs.
 
 Framework code comes from a *dialect* (how to import, make arrays, call, read back); an adapter
-names its dialect in ``Adapter.reproducer_dialect``. Each check contributes the body that
+names its dialect in ``Adapter.reproducer_dialect``, how it writes an argument in
+``reproducer_operator`` and the settings it evaluates under in ``reproducer_contexts``. Each check contributes the body that
 evaluates and compares (see :data:`BODIES`).
 """
 
 from __future__ import annotations
 
 import base64
+import inspect
 import io
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -21,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from conformance import __version__
+from conformance.compare import project, tolerance
 
 #: Arrays above this many elements are embedded as base64 .npy instead of literal lists.
 LITERAL_LIMIT = 2048
@@ -240,41 +243,27 @@ BODIES: dict[str, Callable[[dict], list[str]]] = {
 }
 
 
-def _grad_constants(subject, dialect: Dialect, check_name: str) -> list[str]:
-    """The fixed cotangent, the oracle's projected gradients and their tolerances."""
-    from conformance.gradients import binding_structure, expected_grad_for, project
-
-    grad = expected_grad_for(subject.case, subject.dtype, subject.expected.options)
-    structure = {
-        n: binding_structure(subject.binding, n, grad.structure[n], subject.inputs)
-        for n in grad.wrt
-    }
-    compared = [n for n in grad.wrt if structure[n] != "none"]
+def _grad_constants(subject, dialect: Dialect) -> list[str]:
+    """The fixed cotangent, the oracle's projected gradients and their tolerances: the
+    subject's own, so the script judges with exactly the numbers the check judged with."""
+    grad = subject.gradient
+    compared = grad.compared()
 
     def tolerance_of(n: str) -> np.ndarray:
-        tol = project(grad.tolerance[n], structure[n])
-        return subject.declared_tolerance(tol, project(grad.grads[n], structure[n]), normwise=True)
+        expected, tol, _ = grad.projected(n)
+        return subject.declared_tolerance(tol, expected, normwise=True)
 
     return [
         "",
         "",
-        "def project(g, structure):",
-        "    if structure == 'symmetric':",
-        "        return 0.5 * (g + np.swapaxes(g, -1, -2))",
-        "    if structure == 'lower_triangular':",
-        "        return np.tril(g)",
-        "    if structure == 'diagonal':",
-        "        return np.diagonal(g, axis1=-2, axis2=-1)[..., None] * np.eye(g.shape[-1])",
-        "    if structure.startswith('block_diagonal:'):",
-        "        m, n = int(structure.split(':')[1]), g.shape[-1]",
-        "        return 0.5 * (g + np.swapaxes(g, -1, -2)) * np.kron(np.eye(n // m), np.ones((m, m)))",
-        "    return g",
+        # The comparison's own projection, as source: one rule, stated once.
+        *inspect.getsource(project).rstrip("\n").splitlines(),
         "",
         "",
-        f"STRUCTURE = {structure!r}",
+        f"STRUCTURE = {grad.structure!r}",
         f"CT = {dialect.array(array_literal(grad.cotangent.astype(subject.dtype)))}  # cotangent",
         "EXPECTED_GRAD = {",
-        *(f"    {n!r}: {array_literal(project(grad.grads[n], structure[n]))}," for n in compared),
+        *(f"    {n!r}: {array_literal(grad.projected(n)[0])}," for n in compared),
         "}",
         "TOLERANCE_GRAD = {",
         *(f"    {n!r}: {array_literal(tolerance_of(n))}," for n in compared),
@@ -282,11 +271,19 @@ def _grad_constants(subject, dialect: Dialect, check_name: str) -> list[str]:
     ]
 
 
+def _under(path: tuple[list[str], list[str]], body: list[str]) -> list[str]:
+    """``body`` inside the framework settings the adapter evaluates under (if any)."""
+    contexts, first = path
+    if not contexts:
+        return [*first, *body]
+    return [f"with {', '.join(contexts)}:", *("    " + ln for ln in [*first, *body])]
+
+
 def render(
     subject, check_name: str, message: str, extra_constants: Mapping[str, np.ndarray] | None = None
 ) -> str | None:
     """The reproducer script for a failed ``check_name`` on ``subject``, or None if unsupported."""
-    dialect_name = getattr(subject.adapter, "reproducer_dialect", None)
+    dialect_name = subject.adapter.reproducer_dialect
     if dialect_name not in DIALECTS or check_name not in BODIES:
         return None
     dialect = DIALECTS[dialect_name]
@@ -317,17 +314,20 @@ def render(
         else:
             body_lines.append(f"{name} = {dialect.array(array_literal(array))}")
             call_arrays[name] = name
-    wrap = getattr(subject.adapter, "reproducer_operator", None)
-    wrap_fn = (lambda kw, expr: wrap(subject.binding, kw, expr, params)) if wrap else None
+    adapter = subject.adapter
+
+    def wrap_fn(keyword: str, expr: str) -> str:
+        return adapter.reproducer_operator(subject.binding, keyword, expr, params)
+
     call, modules = call_source(subject.binding, call_arrays, wrap_fn)
-    extra_modules = set(
-        getattr(subject.adapter, "reproducer_modules", lambda b: set())(subject.binding)
-    )
+    extra_modules = set(adapter.reproducer_modules(subject.binding))
+    contexts = adapter.reproducer_contexts(subject.binding)
     lines += [f"import {m}" for m in sorted((modules | extra_modules) - {"torch", "jax"}) if m]
     exp = subject.expected
-    from conformance.compare import tolerance
-
-    tol = tolerance(subject.dtype, exp.log_prob, exp.sensitivity)
+    # The log_prob check's tolerance, the binding's declared one included.
+    tol = subject.declared_tolerance(
+        tolerance(subject.dtype, exp.log_prob, exp.sensitivity), exp.log_prob
+    )
     lines += [
         "",
         *dialect.setup(subject.dtype, subject.device),
@@ -354,17 +354,15 @@ def render(
         "method": check_name,
     }
     if check_name in ("grad", "grad_functional"):
-        from conformance.gradients import expected_grad_for
-
-        lines += _grad_constants(subject, dialect, check_name)
-        ctx["wrt"] = expected_grad_for(subject.case, subject.dtype, exp.options).wrt
+        lines += _grad_constants(subject, dialect)
+        ctx["wrt"] = subject.gradient.wrt
     for name, array in (extra_constants or {}).items():
         lines.append(f"{name} = {array_literal(array)}")
     lines += [
         *body_lines,
         f"value = {dialect.array(array_literal(inputs.framework_value()))}",
         "try:",
-        *("    " + ln for ln in BODIES[check_name](ctx)),
+        *("    " + ln for ln in _under(contexts, BODIES[check_name](ctx))),
         "except Exception as exc:  # the framework raising is the mismatch being reproduced",
         "    print(f'MISMATCH: raised {type(exc).__name__}: {exc}')",
         "    sys.exit(1)",

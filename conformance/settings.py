@@ -6,17 +6,21 @@ object serves collection (which items exist) and execution (device, adapters).
 
 from __future__ import annotations
 
+import argparse
 import fnmatch
 import os
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import reference
+from conformance import memory, robustness
 from conformance.adapters import Adapter, all_adapters
 from conformance.checks import CHECKS, OPT_IN
 from conformance.dtypes import FLOAT_DTYPES
+from conformance.operations import Operation
 from conformance.validate import Known
 
 if TYPE_CHECKING:
@@ -33,8 +37,124 @@ def split_list(values: list[str] | None) -> list[str]:
     return out
 
 
-def env_list(name: str) -> list[str]:
-    return split_list([os.environ.get(name, "")])
+def env_list(name: str, env: Mapping[str, str] | None = None) -> list[str]:
+    return split_list([(os.environ if env is None else env).get(name, "")])
+
+
+def add_options(add: Callable[..., Any]) -> None:
+    """Declare every option of a run through ``add`` (pytest's ``addoption`` or argparse's
+    ``add_argument``): the one list of them, which :meth:`Settings.from_sources` reads."""
+    add(
+        "--cases",
+        action="append",
+        metavar="DIR",
+        help="directory (or file) of YAML cases; repeatable",
+    )
+    add(
+        "--framework",
+        action="append",
+        metavar="NAME",
+        help="only these adapters (glob; repeatable or comma-separated)",
+    )
+    add("--family", action="append", metavar="NAME", help="only these families (glob)")
+    add("--check", action="append", metavar="NAME", help="only these checks (glob)")
+    add("--dtype", action="append", metavar="DTYPE", help="only these dtypes: float32, float64")
+    add("--device", metavar="DEVICE", help="cpu (default) or cuda; also CONFORMANCE_DEVICE")
+    add(
+        "--adapter",
+        action="append",
+        metavar="MODULE:CLASS",
+        help="load a third-party adapter class",
+    )
+    add(
+        "--results", metavar="PATH", help=f"where to write results.json (default {DEFAULT_RESULTS})"
+    )
+    add("--no-results", action="store_true", help="do not write results.json")
+    add(
+        "--known-failures",
+        action="append",
+        metavar="FILE",
+        help="YAML file of expected framework failures (repeatable; also CONFORMANCE_KNOWN_FAILURES)",
+    )
+    add(
+        "--no-builtin-known-failures",
+        action="store_true",
+        help="do not load the suite's own registry of known framework bugs",
+    )
+    add(
+        "--strict-known-failures",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="a known failure that now passes fails the run (default: on)",
+    )
+    add(
+        "--shard",
+        metavar="K/N",
+        help="run only the K-th of N deterministic shards of the items (CONFORMANCE_SHARD)",
+    )
+    add(
+        "--property",
+        type=int,
+        metavar="N",
+        help="property-based mode: N hypothesis examples of drawn batch shapes per case, "
+        "framework and dtype (default 0: off; CONFORMANCE_PROPERTY)",
+    )
+    add(
+        "--variants",
+        choices=("on", "off"),
+        help="derive broadcast-pattern variants from every case (default on; CONFORMANCE_VARIANTS)",
+    )
+    add(
+        "--opt-in",
+        action="append",
+        metavar="OPERATION",
+        help="run an operation an adapter offers only on request, e.g. jit (torch.compile, "
+        "~2 s per shape); repeatable or comma-separated (CONFORMANCE_OPT_IN; "
+        "CONFORMANCE_TORCH_COMPILE=1 means jit)",
+    )
+    add(
+        "--item-timeout",
+        metavar="SECONDS",
+        help=f"fail a case item that runs longer (kind timeout; default "
+        f"{robustness.DEFAULT_ITEM_TIMEOUT:g}, 0: off; CONFORMANCE_ITEM_TIMEOUT)",
+    )
+    add(
+        "--worker-memory",
+        metavar="SIZE",
+        help="cap each xdist worker's writable memory, e.g. 8G, 512M, off (default 8G; "
+        "CONFORMANCE_WORKER_MEMORY)",
+    )
+    add(
+        "--memory-budget",
+        metavar="SIZE",
+        help="between items, when a process's resident memory exceeds SIZE, drop the "
+        "frameworks' compiled-code caches and return the memory (default 2G, off; "
+        "CONFORMANCE_MEMORY_BUDGET)",
+    )
+    add(
+        "--crash-retries",
+        metavar="N",
+        help="run an item that crashed its worker up to N more times on a fresh worker; it "
+        "keeps the crash messages, and passes only if a retry passes (default 0; xdist only; "
+        "CONFORMANCE_CRASH_RETRIES)",
+    )
+    add(
+        "--max-elements",
+        metavar="N",
+        help="reject a case whose arrays would have more elements, before building them "
+        "(default 1000000; CONFORMANCE_MAX_ELEMENTS)",
+    )
+
+
+def parse_options(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
+    """The run's options from ``argv`` without pytest: (options, arguments not recognised)."""
+    parser = argparse.ArgumentParser(add_help=False)
+    add_options(parser.add_argument)
+    return parser.parse_known_args(argv)
+
+
+class SettingsError(ValueError):
+    """An option or variable whose value cannot be used (a usage error: exit 2)."""
 
 
 @dataclass
@@ -53,6 +173,8 @@ class Settings:
     builtin_known_failures: bool = True
     strict_known_failures: bool = True
     shard: tuple[int, int] | None = None  # (k, n), 1-based k
+    #: Opt-in operations to run where an adapter offers them only on request (names).
+    opt_in: list[str] = field(default_factory=list)
     #: Robustness (see :mod:`conformance.robustness`): seconds per case item (None: none),
     #: each xdist worker's RLIMIT_DATA in bytes (None: none), the element cap of a case array.
     item_timeout: float | None = None
@@ -64,14 +186,71 @@ class Settings:
     #: Times an item that crashed its worker is run again on a fresh one (xdist only).
     crash_retries: int = 0
 
+    @classmethod
+    def from_sources(
+        cls, opt: Any, env: Mapping[str, str], ini_roots: list[Path] | None = None
+    ) -> Settings:
+        """The settings of a run: command-line options (``opt``, as parsed by the plugin's
+        options), then ``CONFORMANCE_*`` variables in ``env``, then ini values.
+
+        Raises :class:`SettingsError` for a value that cannot be used.
+        """
+
+        def given(name: str, var: str) -> str | None:
+            value = getattr(opt, name, None)
+            return value if value is not None else env.get(var) or None
+
+        def listed(name: str, var: str) -> list[str]:
+            return split_list(getattr(opt, name, None)) or env_list(var, env)
+
+        roots = [Path(p).resolve() for p in split_list(opt.cases)]
+        roots += [Path(p).resolve() for p in env_list("CONFORMANCE_CASES", env)]
+        roots += [Path(p).resolve() for p in ini_roots or ()]
+        results = given("results", "CONFORMANCE_RESULTS") or DEFAULT_RESULTS
+        examples = given("property", "CONFORMANCE_PROPERTY")
+        try:
+            property_examples = int(examples or 0)
+        except ValueError:
+            raise SettingsError(f"--property {examples!r}: expected a count, e.g. 20") from None
+        return cls(
+            case_roots=roots,
+            frameworks=listed("framework", "CONFORMANCE_FRAMEWORKS"),
+            families=listed("family", "CONFORMANCE_FAMILIES"),
+            checks=listed("check", "CONFORMANCE_CHECKS"),
+            dtypes=listed("dtype", "CONFORMANCE_DTYPES"),
+            device=given("device", "CONFORMANCE_DEVICE") or "cpu",
+            adapter_specs=tuple(split_list(opt.adapter) + env_list("CONFORMANCE_ADAPTERS", env)),
+            results_path=None if opt.no_results else Path(results),
+            variants=(given("variants", "CONFORMANCE_VARIANTS") or "on") == "on",
+            property_examples=property_examples,
+            known_failure_files=[
+                Path(p)
+                for p in split_list(opt.known_failures)
+                + env_list("CONFORMANCE_KNOWN_FAILURES", env)
+            ],
+            builtin_known_failures=not opt.no_builtin_known_failures,
+            strict_known_failures=(
+                opt.strict_known_failures if opt.strict_known_failures is not None else True
+            ),
+            shard=parse_shard(given("shard", "CONFORMANCE_SHARD")),
+            opt_in=listed("opt_in", "CONFORMANCE_OPT_IN")
+            + (["jit"] if env.get("CONFORMANCE_TORCH_COMPILE") == "1" else []),
+            **_robustness(given),
+        )
+
+    @property
+    def all_known_failure_files(self) -> list[Path]:
+        """The suite's own known-failure files (unless switched off), then the user's."""
+        from conformance import known_failures
+
+        builtin = known_failures.builtin_files() if self.builtin_known_failures else []
+        return builtin + list(self.known_failure_files)
+
     @cached_property
     def known_failures(self) -> list:
         from conformance import known_failures
 
-        files = (known_failures.builtin_files() if self.builtin_known_failures else []) + list(
-            self.known_failure_files
-        )
-        return known_failures.load(files)
+        return known_failures.load(self.all_known_failure_files)
 
     @cached_property
     def known_failure_index(self) -> Index:
@@ -91,6 +270,11 @@ class Settings:
             checks=frozenset(CHECKS),
             max_elements=self.max_elements,
         )
+
+    @property
+    def opted_in(self) -> frozenset[Operation]:
+        """The opt-in operations this run turns on (unknown names are :meth:`problems`)."""
+        return frozenset(Operation(n) for n in self.opt_in if n in Operation.__members__.values())
 
     def selected_frameworks(self, listed: list[str] | None) -> list[str]:
         names = list(self.adapters) if listed is None else [n for n in listed if n in self.adapters]
@@ -130,6 +314,9 @@ class Settings:
         for d in self.dtypes:
             if d not in FLOAT_DTYPES:
                 out.append(f"--dtype {d!r} is not one of {', '.join(FLOAT_DTYPES)}")
+        for name in self.opt_in:
+            if name not in Operation.__members__.values():
+                out.append(f"--opt-in {name!r} is not one of {', '.join(Operation)}")
         if self.device not in ("cpu", "cuda"):
             out.append(f"--device {self.device!r} is not one of cpu, cuda")
         if self.shard is not None and not 1 <= self.shard[0] <= self.shard[1]:
@@ -139,3 +326,55 @@ class Settings:
         except Exception as exc:
             out.append(f"known failures: {exc}")
         return out
+
+
+def parse_shard(text: str | None) -> tuple[int, int] | None:
+    if not text:
+        return None
+    try:
+        k, n = (int(t) for t in text.split("/"))
+    except ValueError:
+        raise SettingsError(f"--shard {text!r}: expected K/N, e.g. 1/4") from None
+    return k, n
+
+
+def _robustness(given: Callable[[str, str], str | None]) -> dict:
+    """--item-timeout, --worker-memory, --memory-budget, --max-elements, --crash-retries."""
+    out: dict = {}
+    timeout = given("item_timeout", "CONFORMANCE_ITEM_TIMEOUT")
+    cap_text = given("worker_memory", "CONFORMANCE_WORKER_MEMORY")
+    budget = given("memory_budget", "CONFORMANCE_MEMORY_BUDGET")
+    cap = given("max_elements", "CONFORMANCE_MAX_ELEMENTS")
+    retries = given("crash_retries", "CONFORMANCE_CRASH_RETRIES")
+    try:
+        out["crash_retries"] = 0 if retries is None else int(retries)
+    except ValueError:
+        out["crash_retries"] = -1
+    if out["crash_retries"] < 0:
+        raise SettingsError(f"--crash-retries {retries!r}: expected a count, e.g. 1")
+    try:
+        seconds = robustness.DEFAULT_ITEM_TIMEOUT if timeout is None else float(timeout)
+        out["item_timeout"] = seconds if seconds > 0 else None
+    except ValueError:
+        raise SettingsError(f"--item-timeout {timeout!r}: expected seconds, e.g. 120") from None
+    try:
+        out["worker_memory"] = (
+            robustness.DEFAULT_WORKER_MEMORY
+            if cap_text is None
+            else robustness.parse_size(cap_text)
+        )
+    except ValueError as exc:
+        raise SettingsError(f"--worker-memory: {exc}") from None
+    try:
+        out["memory_budget"] = (
+            memory.DEFAULT_BUDGET if budget is None else robustness.parse_size(budget)
+        )
+    except ValueError as exc:
+        raise SettingsError(f"--memory-budget: {exc}") from None
+    try:
+        out["max_elements"] = None if cap is None else int(cap)
+    except ValueError:
+        out["max_elements"] = 0
+    if out["max_elements"] is not None and out["max_elements"] < 1:
+        raise SettingsError(f"--max-elements {cap!r}: expected a positive integer")
+    return out

@@ -8,18 +8,22 @@ failing item with its own message, never a harness crash.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import traceback
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from conformance import timing
 from conformance.adapters.base import Adapter
-from conformance.loader import Case
-from conformance.materialize import Expected, Inputs
 from conformance.registry import Binding
+
+if TYPE_CHECKING:
+    from conformance.expectations import Expectations, GradExpectation, SiteExpectation
+    from conformance.loader import Case
+    from conformance.materialize import Expected, Inputs
 
 
 class FrameworkError(Exception):
@@ -50,13 +54,45 @@ class FrameworkError(Exception):
 
 @dataclass(frozen=True, eq=False)
 class Subject:
-    case: Case
+    """Built by :class:`~conformance.expectations.SubjectFactory`; a check reads the oracle's
+    answers only through it (``expected``, ``gradient``, ``site``, ``derived``)."""
+
     adapter: Adapter
     binding: Binding
     dtype: str
     device: str
-    inputs: Inputs
-    expected: Expected
+    expectations: Expectations
+    #: Property mode's hypothesis examples per item (0: off), from the run's settings.
+    property_examples: int = 0
+
+    @property
+    def case(self) -> Case:
+        return self.expectations.case
+
+    @property
+    def inputs(self) -> Inputs:
+        return self.expectations.inputs
+
+    @property
+    def expected(self) -> Expected:
+        return self.expectations.expected
+
+    @property
+    def gradient(self) -> GradExpectation:
+        """The oracle's gradient, cotangent and tolerances, in this binding's structures."""
+        return self.expectations.gradient
+
+    @property
+    def event_ranks(self) -> dict[str, int]:
+        return self.expectations.event_ranks
+
+    def site(self, salt: str, prefix: tuple[int, ...]) -> SiteExpectation:
+        """A sample site's value (sample-shape ``prefix``) and the oracle's answer there."""
+        return self.expectations.site(salt, prefix)
+
+    def derived(self, shapes: tuple) -> Subject:
+        """This subject on the case with the drawn batch shapes (property mode)."""
+        return dataclasses.replace(self, expectations=self.expectations.with_batch_shapes(shapes))
 
     @property
     def expects_type_error(self) -> bool:

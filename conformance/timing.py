@@ -16,9 +16,6 @@ from collections import defaultdict
 from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
-import pytest
-
-WORKER_KEY = "conformance_timing"
 F = TypeVar("F", bound=Callable[..., Any])
 
 _exclusive: dict[str, float] = defaultdict(float)
@@ -101,42 +98,3 @@ def listen_to_jax() -> None:
 
     with contextlib.suppress(AttributeError):
         monitoring.register_event_duration_secs_listener(on_duration)
-
-
-class TimingPlugin:
-    """Times collection and items in every process; workers hand their totals back."""
-
-    def __init__(self, config: pytest.Config) -> None:
-        self.config = config
-        self.workers: dict[str, dict[str, Any]] = {}
-
-    @pytest.hookimpl(wrapper=True)
-    def pytest_collection(self, session: pytest.Session):
-        with phase("collection"):
-            return (yield)
-
-    @pytest.hookimpl(wrapper=True)
-    def pytest_runtest_call(self, item: pytest.Item):
-        with phase("items"):
-            return (yield)
-
-    @pytest.hookimpl(trylast=True)
-    def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        workeroutput = getattr(self.config, "workeroutput", None)
-        if workeroutput is not None:
-            workeroutput[WORKER_KEY] = snapshot()
-
-    @pytest.hookimpl(optionalhook=True)
-    def pytest_testnodedown(self, node: Any, error: Any) -> None:
-        output = getattr(node, "workeroutput", None) or {}
-        if WORKER_KEY in output:
-            self.workers[node.gateway.id] = output[WORKER_KEY]
-
-    def summary(self) -> dict[str, Any]:
-        """This process's totals, and each worker's when the run used xdist."""
-        return {"controller": snapshot(), "workers": dict(sorted(self.workers.items()))}
-
-
-def summary(config: pytest.Config) -> dict[str, Any] | None:
-    plugin = config.pluginmanager.get_plugin("conformance-timing")
-    return plugin.summary() if plugin is not None else None

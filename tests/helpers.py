@@ -1,13 +1,17 @@
-"""Small helpers shared by the suite's own tests."""
+"""Small helpers shared by the suite's own tests: cases from YAML text, and subjects built by
+the run's own :class:`~conformance.expectations.SubjectFactory` (so a test sees exactly what an
+item sees, the binding's oracle conventions included)."""
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import textwrap
 
 from conformance.adapters import all_adapters
 from conformance.checks import CHECKS
+from conformance.expectations import SubjectFactory
 from conformance.loader import Case, load_case_text
-from conformance.materialize import expected_for, inputs_for
 from conformance.subject import Subject
 
 
@@ -19,16 +23,27 @@ def make_case(yaml_text: str) -> Case:
     return loaded.cases[0]
 
 
-def subject_for(case: Case, adapter_name: str, dtype: str, adapter=None) -> Subject:
+def subject_for(
+    case: Case, adapter_name: str, dtype: str, adapter=None, property_examples: int = 0
+) -> Subject:
     adapter = adapter or all_adapters()[adapter_name]
     binding = adapter.binding(case.family, case.parametrization)
     assert not isinstance(binding, str), binding
-    return Subject(
-        case, adapter, binding, dtype, "cpu", inputs_for(case, dtype), expected_for(case, dtype)
-    )
+    return SubjectFactory("cpu", property_examples).subject(case, adapter, binding, dtype)
 
 
-def run_check(case: Case, adapter_name: str, dtype: str, check: str, adapter=None):
-    subject = subject_for(case, adapter_name, dtype, adapter)
+def run_check(
+    case: Case, adapter_name: str, dtype: str, check: str, adapter=None, property_examples: int = 0
+):
+    subject = subject_for(case, adapter_name, dtype, adapter, property_examples)
     with subject.adapter.precision(dtype):
         return CHECKS[check].run(subject)
+
+
+def replaced(subject: Subject, **changes) -> Subject:
+    """``subject`` with some of the oracle's answers (``case``, ``expected``, …) replaced: for
+    tests of what a check or a reproducer does with a given expectation."""
+    expectations = copy.copy(subject.expectations)
+    for name, value in changes.items():
+        setattr(expectations, name, value)
+    return dataclasses.replace(subject, expectations=expectations)

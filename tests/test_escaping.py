@@ -16,7 +16,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 from fake_adapters import HOSTILE_MESSAGE
-from helpers import make_case, subject_for
+from helpers import make_case, replaced, subject_for
 
 from conformance import reproducer
 
@@ -100,7 +100,7 @@ def test_a_reproducer_compiles_whatever_the_path_and_message(tmp_path: Path) -> 
     )
     subject = subject_for(case, "torch", "float32")
     windows = dataclasses.replace(case, file='C:\\Users\\new\\"""cases.yaml')
-    for subj in (subject, dataclasses.replace(subject, case=windows)):
+    for subj in (subject, replaced(subject, case=windows)):
         source = reproducer.render(subj, "log_prob", HOSTILE_MESSAGE + '\\"""')
         compile(source, "repro.py", "exec")
         doc = ast.get_docstring(ast.parse(source), clean=False)

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from conformance.adapters import jax_cache
-from conformance.adapters.base import installed_version
+from conformance.versions import version_text
 
 
 def test_each_worker_and_release_gets_its_own_directory(monkeypatch, tmp_path) -> None:
     monkeypatch.setenv(jax_cache.ENV, str(tmp_path))
     monkeypatch.setenv("PYTEST_XDIST_WORKER", "gw1")
-    release = f"jaxlib-{installed_version('jaxlib')}"
+    release = f"jaxlib-{version_text('jaxlib')}"
     assert jax_cache.cache_dir() == tmp_path / release / "gw1"
     monkeypatch.delenv("PYTEST_XDIST_WORKER")
     assert jax_cache.cache_dir() == tmp_path / release / "main"

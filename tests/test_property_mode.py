@@ -9,7 +9,6 @@ import fake_adapters
 import yaml
 from helpers import make_case, run_check
 
-from conformance.checks import CHECKS
 from conformance.loader import load_case_text
 
 CASE = """
@@ -22,18 +21,8 @@ CASE = """
 """
 
 
-def with_examples(n: int):
-    check = CHECKS["property"]
-    previous, check.examples = check.examples, n
-    return check, previous
-
-
 def test_healthy_framework_passes_all_examples() -> None:
-    check, previous = with_examples(15)
-    try:
-        result = run_check(make_case(CASE), "torch", "float64", "property")
-    finally:
-        check.examples = previous
+    result = run_check(make_case(CASE), "torch", "float64", "property", property_examples=15)
     assert result.passed, result.message
     assert result.metrics["examples_tried"] == 15
 
@@ -44,11 +33,9 @@ def test_shape_dependent_bug_is_shrunk_to_a_minimal_case_that_reproduces() -> No
     assert run_check(
         base, adapter.name, "float64", "log_prob", adapter=adapter
     ).passed  # rank 1: fine
-    check, previous = with_examples(30)
-    try:
-        result = run_check(base, adapter.name, "float64", "property", adapter=adapter)
-    finally:
-        check.examples = previous
+    result = run_check(
+        base, adapter.name, "float64", "property", adapter=adapter, property_examples=30
+    )
     assert not result.passed and result.kind == "raises"
     shapes = result.metrics["minimal_shapes"]
     # Minimal: log_prob rank exactly 2, every dim of size 1 (hypothesis shrinks sizes too).

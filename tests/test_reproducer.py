@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
-from helpers import make_case, subject_for
+from helpers import make_case, replaced, subject_for
 
 from conformance import reproducer
 
@@ -62,7 +62,7 @@ def test_value_mismatch_reproduces_and_healthy_does_not(tmp_path: Path) -> None:
         )
         wrong = dataclasses.replace(subject.expected, log_prob=subject.expected.log_prob + 1e-3)
         bad = run_script(
-            reproducer.render(dataclasses.replace(subject, expected=wrong), "log_prob", "x"),
+            reproducer.render(replaced(subject, expected=wrong), "log_prob", "x"),
             tmp_path,
         )
         assert bad.returncode == 1
@@ -73,9 +73,7 @@ def test_value_mismatch_reproduces_and_healthy_does_not(tmp_path: Path) -> None:
 def test_shape_mismatch_reproduces(tmp_path: Path) -> None:
     subject = subject_for(make_case(HEALTHY), "torch", "float32")
     wrong = dataclasses.replace(subject.expected, batch_shape=(1, 4))
-    proc = run_script(
-        reproducer.render(dataclasses.replace(subject, expected=wrong), "shapes", "x"), tmp_path
-    )
+    proc = run_script(reproducer.render(replaced(subject, expected=wrong), "shapes", "x"), tmp_path)
     assert proc.returncode == 1 and "MISMATCH: shape mismatch" in proc.stdout
 
 
@@ -113,7 +111,7 @@ MVN_TRIL = """
 
 
 def test_gradient_reproducers_for_each_method(tmp_path: Path) -> None:
-    from conformance.gradients import expected_grad_for
+    from conformance.expectations import GradExpectation
 
     case = make_case(MVN_TRIL)
     for adapter, method in [
@@ -130,17 +128,14 @@ def test_gradient_reproducers_for_each_method(tmp_path: Path) -> None:
             method,
             ok.stdout + ok.stderr,
         )
-        grad = expected_grad_for(case, "float64", ())
-        halved = dataclasses.replace(grad, grads={k: v * 0.5 for k, v in grad.grads.items()})
-        expected_grad_for.cache_clear()
-        try:
-            import conformance.gradients as g
-
-            original = g.expected_grad_for
-            g.expected_grad_for = lambda *a, _h=halved, **k: _h  # the script embeds these numbers
-            source = reproducer.render(subject, method, "x")
-        finally:
-            g.expected_grad_for = original
+        grad = subject.gradient
+        halved = dataclasses.replace(
+            grad.raw, grads={k: v * 0.5 for k, v in grad.raw.grads.items()}
+        )
+        # The script embeds the subject's own expectation: a wrong one must make it fail.
+        wrong = subject_for(case, adapter, "float64")
+        wrong.expectations.__dict__["gradient"] = GradExpectation(halved, grad.structure)
+        source = reproducer.render(wrong, method, "x")
         bad = run_script(source, tmp_path)
         assert bad.returncode == 1 and "MISMATCH: gradient outside tolerance" in bad.stdout, (
             bad.stdout + bad.stderr

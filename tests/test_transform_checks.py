@@ -6,6 +6,8 @@ import fake_adapters
 import pytest
 from helpers import make_case, run_check
 
+from conformance.operations import Operation
+
 SEED_1971 = """
 - id: seed-1971
   family: MultivariateNormal
@@ -100,6 +102,8 @@ def test_transform_checks_are_only_made_where_offered() -> None:
     assert CHECKS["plate_in_scan"].unsupported_by(adapters["torch"])
     assert CHECKS["jit"].unsupported_by(adapters["torch"])  # torch.compile is opt-in
     assert CHECKS["vmap"].unsupported_by(adapters["torch"]) is None
+    assert CHECKS["jit"].unsupported_by(adapters["torch"], frozenset({Operation.JIT})) is None
+    assert CHECKS["vmap"].unsupported_by(adapters["gpytorch.iterative"])  # its path is not vmapped
     scalar = make_case("""
 - id: s
   family: Normal
@@ -133,3 +137,26 @@ def test_broadcast_variants_compare_only_the_parts_their_case_asks_for() -> None
     assert result.passed, result.message
     assert set(result.metrics["parts"]) == {"shapes", "log_prob"}
     assert result.metrics["not_compared"] == ["grad: not among the case's checks"]
+
+
+def test_opting_in_is_a_setting_and_a_typo_is_a_usage_problem() -> None:
+    from conformance.settings import Settings, parse_options
+
+    def settings(argv: list[str], env: dict[str, str]) -> Settings:
+        return Settings.from_sources(parse_options(argv)[0], env)
+
+    assert settings([], {}).opted_in == frozenset()
+    assert settings(["--opt-in=jit"], {}).opted_in == {Operation.JIT}
+    assert settings([], {"CONFORMANCE_TORCH_COMPILE": "1"}).opted_in == {Operation.JIT}
+    assert any("'jot'" in p for p in settings(["--opt-in=jot"], {}).problems())
+
+
+def test_every_check_names_its_operation_and_every_adapter_declares_typed_ones() -> None:
+    from conformance.adapters import all_adapters
+    from conformance.checks import CHECKS
+
+    needed = {c.operation for c in CHECKS.values() if c.operation is not None}
+    assert needed == set(Operation)  # each operation is some check's, and no check is keyed by name
+    for adapter in all_adapters().values():
+        assert all(isinstance(op, Operation) for op in adapter.operations), adapter.name
+        assert adapter.opt_in <= set(adapter.operations), adapter.name

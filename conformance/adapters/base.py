@@ -9,7 +9,6 @@ It knows nothing of tolerances, oracles or reports. Third-party frameworks subcl
 from __future__ import annotations
 
 import contextlib
-import functools
 import importlib
 import importlib.metadata
 from abc import ABC, abstractmethod
@@ -18,16 +17,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from conformance.operations import Operation
 from conformance.registry import Binding, Bindings, find_binding
-
-
-@functools.cache
-def installed_version(package: str) -> str:
-    """Read once per process: every item records it, and reading metadata is slow."""
-    try:
-        return importlib.metadata.version(package)
-    except importlib.metadata.PackageNotFoundError:
-        return "not installed"
+from conformance.versions import version_text
 
 
 def import_dotted(path: str) -> Any:
@@ -67,6 +59,10 @@ class Adapter(ABC):
     #: may override it. Checks hold the framework to this declaration.
     validation: ClassVar[str] = "all"
 
+    #: How reproducer scripts write this framework's code (a key of
+    #: :data:`conformance.reproducer.DIALECTS`); None: no reproducers.
+    reproducer_dialect: ClassVar[str | None] = None
+
     # ----- availability -------------------------------------------------------------------
     def unavailable(self) -> str | None:
         """Why this framework cannot run here (not installed, broken import), or None."""
@@ -77,7 +73,7 @@ class Adapter(ABC):
         return None
 
     def version(self) -> str:
-        return installed_version(self.package)
+        return version_text(self.package)
 
     def device_unavailable(self, device: str) -> str | None:
         """Why ``device`` cannot be used by this framework here, or None."""
@@ -137,9 +133,30 @@ class Adapter(ABC):
     def log_prob(self, dist: Any, value: Any) -> Any:
         return dist.log_prob(value)
 
+    # ----- reproducers -------------------------------------------------------------------------
+    def reproducer_operator(
+        self, binding: Binding, keyword: str, expr: str, arrays: Mapping | None = None
+    ) -> str:
+        """Source of argument ``keyword`` as :meth:`construct` passes it (``expr`` as is)."""
+        return expr
+
+    def reproducer_modules(self, binding: Binding) -> set[str]:
+        """Modules a reproducer imports beyond the constructor's."""
+        return set()
+
+    def reproducer_contexts(self, binding: Binding) -> tuple[list[str], list[str]]:
+        """Source of the context managers :meth:`log_prob` evaluates under (e.g. a numerical
+        path's settings) and of statements run first inside them (e.g. seeding the probes it
+        draws), so a reproducer takes exactly the path the check took."""
+        return [], []
+
+    # ----- operations ----------------------------------------------------------------------------
+    #: Each operation this framework offers → how it does it (shown in results: ``"jax.vmap"``).
+    operations: ClassVar[Mapping[Operation, str]] = {}
+    #: Offered operations that run only when a run opts in (too slow to run by default).
+    opt_in: ClassVar[frozenset[Operation]] = frozenset()
+
     # ----- differentiation ---------------------------------------------------------------------
-    #: Gradient check name → how this framework differentiates for it (shown in results).
-    gradient_methods: ClassVar[dict[str, str]] = {}
 
     def log_prob_vjp(
         self,
@@ -158,9 +175,6 @@ class Adapter(ABC):
         raise NotImplementedError(f"{self.name} does not differentiate ({method})")
 
     # ----- transforms ------------------------------------------------------------------------
-    #: Transform check name → how this framework does it (``vmap``, ``jit``, ``plate``…).
-    transforms: ClassVar[dict[str, str]] = {}
-
     def vmap_log_prob(
         self,
         binding: Binding,

@@ -19,6 +19,7 @@ import numpy as np
 from conformance.adapters.base import import_dotted
 from conformance.adapters.structure import block_size, kronecker_factors
 from conformance.adapters.torch_adapter import TorchAdapter
+from conformance.operations import Operation
 from conformance.registry import Binding, bindings_for
 
 _OPS = "linear_operator.operators"
@@ -45,7 +46,11 @@ class GpytorchAdapter(TorchAdapter):
     validation = "none"  # gpytorch's MultivariateNormal defaults to validate_args=False
     # GPyTorch is differentiated with torch.autograd (what BoTorch's fit_gpytorch_mll does);
     # it does not claim torch.func support, so no functional gradient item is made for it.
-    gradient_methods: ClassVar[dict[str, str]] = {"grad": "torch.autograd.grad"}
+    operations: ClassVar[Mapping[Operation, str]] = {
+        op: how
+        for op, how in TorchAdapter.operations.items()
+        if op is not Operation.GRAD_FUNCTIONAL
+    }
     bindings = bindings_for("gpytorch")
     operator: ClassVar[str] = "tensor"
 
@@ -99,10 +104,34 @@ class GpytorchAdapter(TorchAdapter):
         return super().construct(binding, wrapped)
 
     # ----- numerical path ----------------------------------------------------------------------
+    #: GPyTorch settings this adapter evaluates under, as (context manager, its arguments);
+    #: empty: the library's defaults. Reproducers render the same list.
+    PATH_SETTINGS: ClassVar[tuple[tuple[str, tuple, dict], ...]] = ()
+    #: Seed of torch's RNG while a path that draws random probes runs (None: no draws).
+    #: linear_operator draws its stochastic-trace probes from the global RNG on every call, so
+    #: without a seed a result depends on whatever ran before it in the process.
+    PROBE_SEED: ClassVar[int | None] = None
+
     @contextlib.contextmanager
     def path_settings(self) -> Iterator[None]:
-        """GPyTorch settings this adapter evaluates under (none: the library's defaults)."""
-        yield
+        import torch
+
+        with contextlib.ExitStack() as stack:
+            for path, args, kwargs in self.PATH_SETTINGS:
+                stack.enter_context(import_dotted(path)(*args, **kwargs))
+            if self.PROBE_SEED is not None:
+                stack.enter_context(torch.random.fork_rng(devices=[]))
+                torch.manual_seed(self.PROBE_SEED)
+            yield
+
+    def reproducer_contexts(self, binding: Binding) -> tuple[list[str], list[str]]:
+        contexts = [
+            f"{path}({', '.join([*map(repr, args), *(f'{k}={v!r}' for k, v in kwargs.items())])})"
+            for path, args, kwargs in self.PATH_SETTINGS
+        ]
+        if self.PROBE_SEED is None:
+            return contexts, []
+        return contexts, [f"torch.manual_seed({self.PROBE_SEED})  # the probes the check drew"]
 
     def log_prob(self, dist: Any, value: Any) -> Any:
         with self.path_settings():
@@ -153,7 +182,8 @@ class GpytorchAdapter(TorchAdapter):
         return f"{_OPS}.{op}({expr})"
 
     def reproducer_modules(self, binding: Binding) -> set[str]:
-        return {_OPS} if self.operator != "tensor" else set()
+        modules = {path.rpartition(".")[0] for path, _, _ in self.PATH_SETTINGS}
+        return modules | ({_OPS} if self.operator != "tensor" else set())
 
 
 class GpytorchDenseAdapter(GpytorchAdapter):
@@ -195,15 +225,13 @@ class GpytorchIterativeAdapter(GpytorchAdapter):
     name = "gpytorch.iterative"
     bindings = bindings_for("gpytorch.iterative")
     operator = "DenseLinearOperator"
-    transforms: ClassVar[dict[str, str]] = {}
-
-    @contextlib.contextmanager
-    def path_settings(self) -> Iterator[None]:
-        import gpytorch
-
-        with (
-            gpytorch.settings.max_cholesky_size(0),
-            gpytorch.settings.fast_computations(log_prob=True),
-            gpytorch.settings.deterministic_probes(True),
-        ):
-            yield
+    operations: ClassVar[Mapping[Operation, str]] = {
+        Operation.GRAD: GpytorchAdapter.operations[Operation.GRAD]
+    }
+    opt_in: ClassVar[frozenset[Operation]] = frozenset()
+    PATH_SETTINGS = (
+        ("gpytorch.settings.max_cholesky_size", (0,), {}),
+        ("gpytorch.settings.fast_computations", (), {"log_prob": True}),
+        ("gpytorch.settings.deterministic_probes", (True,), {}),
+    )
+    PROBE_SEED = 0

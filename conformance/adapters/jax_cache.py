@@ -21,7 +21,7 @@ from pathlib import Path
 from packaging.version import InvalidVersion, Version
 
 from conformance import timing
-from conformance.adapters.base import installed_version
+from conformance.versions import version_text
 
 ENV = "CONFORMANCE_JAX_CACHE"
 
@@ -38,7 +38,7 @@ def cache_dir() -> Path | None:
             Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "conformance" / "jax"
         )
     worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
-    return root / f"jaxlib-{installed_version('jaxlib')}" / worker
+    return root / f"jaxlib-{version_text('jaxlib')}" / worker
 
 
 #: The first jaxlib release whose persistent cache the suite uses (see the module docstring).
@@ -67,7 +67,7 @@ def configure() -> None:
     _configured = True
     timing.listen_to_jax()
     path = cache_dir()
-    if path is None or not cache_is_safe(installed_version("jaxlib")):
+    if path is None or not cache_is_safe(version_text("jaxlib")):
         return
     try:
         path.mkdir(parents=True, exist_ok=True)

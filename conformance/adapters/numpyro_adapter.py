@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import contextlib
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any, ClassVar
 
 import numpy as np
 
 from conformance.adapters import jax_cache
 from conformance.adapters.base import Adapter
+from conformance.operations import Operation
 from conformance.registry import bindings_for
 
 
@@ -77,7 +78,15 @@ class NumpyroAdapter(Adapter):
     def to_numpy(self, array: Any) -> np.ndarray:
         return np.asarray(array)
 
-    gradient_methods: ClassVar[dict[str, str]] = {"grad": "jax.grad", "grad_functional": "jax.vjp"}
+    operations: ClassVar[Mapping[Operation, str]] = {
+        Operation.GRAD: "jax.grad",
+        Operation.GRAD_FUNCTIONAL: "jax.vjp",
+        Operation.VMAP: "jax.vmap",
+        Operation.JIT: "jax.jit",
+        Operation.PLATE: "numpyro.plate",
+        Operation.SCAN: "numpyro.contrib.control_flow.scan",
+        Operation.PLATE_IN_SCAN: "numpyro.plate inside numpyro.contrib.control_flow.scan",
+    }
 
     def log_prob_vjp(self, binding, params, value, cotangent, wrt, method):
         import jax
@@ -94,14 +103,6 @@ class NumpyroAdapter(Adapter):
             out, pullback = jax.vjp(log_prob, primals)
             return dict(pullback(jnp.asarray(cotangent, dtype=out.dtype))[0])
         raise NotImplementedError(method)
-
-    transforms: ClassVar[dict[str, str]] = {
-        "vmap": "jax.vmap",
-        "jit": "jax.jit",
-        "plate": "numpyro.plate",
-        "scan": "numpyro.contrib.control_flow.scan",
-        "plate_in_scan": "numpyro.plate inside numpyro.contrib.control_flow.scan",
-    }
 
     def _split(self, params, in_axes):
         mapped = {k: v for k, v in params.items() if in_axes.get(k) is not None}

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import contextlib
-import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any, ClassVar
 
 import numpy as np
 
 from conformance.adapters.base import Adapter
+from conformance.operations import Operation
 from conformance.registry import bindings_for
 
 
@@ -37,10 +37,15 @@ class TorchAdapter(Adapter):
     def to_numpy(self, array: Any) -> np.ndarray:
         return array.detach().cpu().numpy()
 
-    gradient_methods: ClassVar[dict[str, str]] = {
-        "grad": "torch.autograd.grad",
-        "grad_functional": "torch.func.grad",
+    # torch.compile costs about 2 s per new shape on a CPU (Normal 2.2 s, MVN 1.7 s on the
+    # 2-core CI machine): hundreds of cases would take tens of minutes, so it is opt-in.
+    operations: ClassVar[Mapping[Operation, str]] = {
+        Operation.GRAD: "torch.autograd.grad",
+        Operation.GRAD_FUNCTIONAL: "torch.func.grad",
+        Operation.VMAP: "torch.func.vmap",
+        Operation.JIT: "torch.compile",
     }
+    opt_in: ClassVar[frozenset[Operation]] = frozenset({Operation.JIT})
 
     def log_prob_vjp(self, binding, params, value, cotangent, wrt, method):
         import torch
@@ -66,13 +71,6 @@ class TorchAdapter(Adapter):
     # torch.func.vmap cannot trace data-dependent Python control flow, which torch's argument
     # validation is (``constraint.check(x).all()`` → bool). Transformed calls therefore run
     # with validation off — the documented way to use distributions under torch.func.vmap.
-    transforms: ClassVar[dict[str, str]] = {
-        "vmap": "torch.func.vmap",
-        # torch.compile costs about 2 s per new shape on a CPU (Normal 2.2 s, MVN 1.7 s on
-        # the 2-core CI machine): hundreds of cases would take tens of minutes, so it is opt-in.
-        **({"jit": "torch.compile"} if os.environ.get("CONFORMANCE_TORCH_COMPILE") == "1" else {}),
-    }
-
     @staticmethod
     @contextlib.contextmanager
     def no_validation() -> Iterator[None]:

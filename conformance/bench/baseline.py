@@ -9,55 +9,72 @@ suite's wall time divided by this is the harness overhead ratio.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
+import os
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
-import numpy as np
-import pytest
 
-
-class _Items:
-    def __init__(self) -> None:
-        self.items: list[Any] = []
-
-    def pytest_collection_finish(self, session: pytest.Session) -> None:
-        from conformance.items import ConformanceItem
-
-        self.items = [i for i in session.items if isinstance(i, ConformanceItem)]
-
-
-def _evaluate(item: Any) -> float:
+def _evaluate(spec: Any, factory: Any) -> float:
     """What every item costs the framework at least: construct, log_prob, gradient."""
-    from conformance.gradients import cotangent_for, differentiable_inputs
-    from conformance.materialize import inputs_for
+    from conformance.gradients import cotangent_for
+    from conformance.operations import Operation
 
-    inputs = inputs_for(item.case, item.dtype)
-    adapter, binding = item.adapter, item.binding
+    subject = factory.subject(spec.case, spec.adapter, spec.binding, spec.dtype)
+    inputs, adapter, binding = subject.inputs, spec.adapter, spec.binding
     raw_params = inputs.framework_params()
     raw_value = inputs.framework_value()
-    wrt = differentiable_inputs(item.case)
+    wrt = spec.case.differentiable_inputs
+    # The gradient check's cotangent, made before the clock starts (it is not framework work).
+    cotangent = (
+        cotangent_for(spec.case, subject.expected.log_prob_shape, spec.dtype)
+        if wrt and Operation.GRAD in adapter.operations
+        else None
+    )
     start = time.perf_counter()
-    with adapter.precision(item.dtype):
+    with adapter.precision(spec.dtype):
         params = {
-            k: v.item() if k in inputs.static else adapter.asarray(v, item.device)
+            k: v.item() if k in inputs.static else adapter.asarray(v, spec.device)
             for k, v in raw_params.items()
         }
-        value = adapter.asarray(raw_value, item.device)
+        value = adapter.asarray(raw_value, spec.device)
         dist = adapter.construct(binding, params)
-        out = adapter.to_numpy(adapter.log_prob(dist, value))
-        if wrt and adapter.gradient_methods:
-            ct = cotangent_for(item.case, np.shape(out), item.dtype)
-            adapter.log_prob_vjp(
-                binding, params, value, adapter.asarray(ct, item.device), wrt, "grad"
-            )
+        adapter.to_numpy(adapter.log_prob(dist, value))
+        if cotangent is not None:
+            ct = adapter.asarray(cotangent.astype(spec.dtype), spec.device)
+            adapter.log_prob_vjp(binding, params, value, ct, wrt, "grad")
     return time.perf_counter() - start
 
 
-def run(pytest_args: list[str]) -> dict[str, Any]:
-    """Collects like ``conformance run`` and times the bare evaluations of every item."""
+def _keyword_option(args: list[str]) -> tuple[str | None, list[str]]:
+    """``-k EXPR`` (the one pytest option a selection may carry) and the arguments left."""
+    parser = argparse.ArgumentParser(add_help=False)
+    parser.add_argument("-k", dest="keyword")
+    ns, rest = parser.parse_known_args(args)
+    return ns.keyword, rest
+
+
+def _matches(expression: str, spec: Any) -> bool:
+    """pytest's ``-k`` rule on a spec: each word is a case-insensitive substring of one of the
+    item's keywords — its name and the names of the file and folders that hold it."""
+    from _pytest.mark.expression import Expression  # the grammar users type, parsed as pytest does
+
+    file = Path(spec.case.file)
+    keywords = [spec.name.lower(), *(part.lower() for part in file.parts)]
+    return Expression.compile(expression).evaluate(
+        lambda word, **_: any(word.lower() in k for k in keywords)
+    )
+
+
+def run(selection: list[str]) -> dict[str, Any]:
+    """Plans the items ``conformance run`` would (same selection options, variants included)
+    and times the bare evaluations of every one, in plan order, in this process."""
+    from conformance.expectations import SubjectFactory
+    from conformance.plan import CheckSpec, plan
+    from conformance.settings import Settings, parse_options
+
     started = time.perf_counter()
     t0 = time.perf_counter()
     import gpytorch  # noqa: F401  - imports are part of the bare cost too
@@ -66,17 +83,25 @@ def run(pytest_args: list[str]) -> dict[str, Any]:
     import torch  # noqa: F401
 
     imports = time.perf_counter() - t0
-    collected = _Items()
-    with contextlib.redirect_stdout(sys.stderr):
-        pytest.main([*pytest_args, "--collect-only", "-q", "--no-results"], plugins=[collected])
+    options, rest = parse_options(selection)
+    keyword, rest = _keyword_option(rest)
+    if rest:
+        raise SystemExit(f"the baseline takes the run's selection options only, not {rest}")
+    settings = Settings.from_sources(options, os.environ)
+    if settings.problems():
+        raise SystemExit("; ".join(settings.problems()))
+    specs = [s for s in plan(settings) if isinstance(s, CheckSpec)]
+    if keyword:
+        specs = [s for s in specs if _matches(keyword, s)]
+    factory = SubjectFactory(settings.device, settings.property_examples)
     evaluations, failures = 0.0, 0
-    for item in collected.items:
+    for spec in specs:
         try:
-            evaluations += _evaluate(item)
+            evaluations += _evaluate(spec, factory)
         except Exception:  # the suite reports these; the baseline only counts them
             failures += 1
     return {
-        "items": len(collected.items),
+        "items": len(specs),
         "imports_s": round(imports, 3),
         "evaluations_s": round(evaluations, 3),
         "bare_s": round(imports + evaluations, 3),
@@ -88,8 +113,8 @@ def run(pytest_args: list[str]) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m conformance.bench.baseline")
     parser.add_argument("--output", required=True)
-    ns, pytest_args = parser.parse_known_args(argv)
-    result = run(pytest_args)
+    ns, selection = parser.parse_known_args(argv)
+    result = run(selection)
     with open(ns.output, "w", encoding="utf-8") as fh:
         json.dump(result, fh, indent=2)
     return 0

@@ -9,19 +9,20 @@ from conformance.checks.log_prob import LogProbCheck
 from conformance.checks.property import PropertyCheck
 from conformance.checks.shapes import ShapesCheck
 from conformance.checks.transforms import EffectCheck, JitCheck, VmapCheck
+from conformance.operations import Operation
 
 CHECKS: dict[str, Check] = {
     c.name: c
     for c in (
         ShapesCheck(),
         LogProbCheck(),
-        GradCheck("grad"),
-        GradCheck("grad_functional"),
+        GradCheck(Operation.GRAD),
+        GradCheck(Operation.GRAD_FUNCTIONAL),
         VmapCheck(),
         JitCheck(),
-        EffectCheck("plate"),
-        EffectCheck("scan"),
-        EffectCheck("plate_in_scan"),
+        EffectCheck(Operation.PLATE),
+        EffectCheck(Operation.SCAN),
+        EffectCheck(Operation.PLATE_IN_SCAN),
         BroadcastCheck(),
         PropertyCheck(),
     )

@@ -7,10 +7,14 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from conformance.loader import Case
+from conformance.operations import Operation
 from conformance.subject import FrameworkError, Subject
+
+if TYPE_CHECKING:
+    from conformance.adapters import Adapter
 
 
 @dataclass
@@ -33,8 +37,23 @@ class Check(ABC):
         """Why this check has nothing to compare for ``case`` (then no item is made), or None."""
         return None
 
-    def unsupported_by(self, adapter) -> str | None:
-        """Why ``adapter`` cannot run this check at all (then no item is made), or None."""
+    #: The operation this check needs beyond construct and log_prob (None: nothing more).
+    operation: Operation | None = None
+
+    def unsupported_by(
+        self, adapter: Adapter, opted_in: frozenset[Operation] = frozenset()
+    ) -> str | None:
+        """Why ``adapter`` cannot run this check at all (then no item is made), or None.
+
+        ``opted_in``: the adapter's opt-in operations this run turns on (see :class:`Adapter`).
+        """
+        op = self.operation
+        if op is None:
+            return None
+        if op not in adapter.operations:
+            return f"{adapter.name} offers no {op}"
+        if op in adapter.opt_in and op not in opted_in:
+            return f"{adapter.name}'s {adapter.operations[op]} runs only when a run opts in"
         return None
 
     def run(self, subject: Subject) -> CheckResult:

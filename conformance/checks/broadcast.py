@@ -11,6 +11,7 @@ from conformance.checks.base import Check, CheckResult
 from conformance.checks.grad import GradCheck
 from conformance.checks.log_prob import LogProbCheck
 from conformance.checks.shapes import ShapesCheck
+from conformance.operations import Operation
 from conformance.subject import FrameworkError, Subject
 
 
@@ -19,7 +20,7 @@ class BroadcastCheck(Check):
     description = "a broadcast variant's shapes, log_prob and gradient vs the oracle"
 
     def __init__(self) -> None:
-        self.parts: tuple[Check, ...] = (ShapesCheck(), LogProbCheck(), GradCheck("grad"))
+        self.parts: tuple[Check, ...] = (ShapesCheck(), LogProbCheck(), GradCheck(Operation.GRAD))
 
     @staticmethod
     def _listed(part: Check, subject: Subject) -> bool:

@@ -12,14 +12,9 @@ from __future__ import annotations
 import numpy as np
 
 from conformance.checks.base import Check, CheckResult, shown
-from conformance.compare import compare_arrays
-from conformance.gradients import (
-    binding_structure,
-    differentiable_inputs,
-    expected_grad_for,
-    project,
-)
+from conformance.compare import compare_arrays, project
 from conformance.loader import Case
+from conformance.operations import Operation
 from conformance.subject import Subject
 
 _STRUCTURE_WORDS = {
@@ -33,17 +28,13 @@ _STRUCTURE_WORDS = {
 class GradCheck(Check):
     description = "∂(cotangent · log_prob)/∂(parameters, value) vs the float64 oracle"
 
-    def __init__(self, name: str) -> None:
-        self.name = name  # type: ignore[misc]
+    def __init__(self, operation: Operation) -> None:
+        self.operation = operation
+        self.name = str(operation)  # type: ignore[misc]
 
     def not_applicable(self, case: Case) -> str | None:
-        if not differentiable_inputs(case):
+        if not case.differentiable_inputs:
             return "no differentiable input (every input is integer-valued or static)"
-        return None
-
-    def unsupported_by(self, adapter) -> str | None:
-        if self.name not in adapter.gradient_methods:
-            return f"{adapter.name} offers no {self.name} differentiation"
         return None
 
     def evaluate(self, subject: Subject) -> CheckResult:
@@ -57,26 +48,24 @@ class GradCheck(Check):
                 True,
                 skip_reason="inputs outside the support or domain: the gradient is undefined there",
             )
-        grad = expected_grad_for(subject.case, subject.dtype, exp.options)
-        method = subject.adapter.gradient_methods[self.name]
+        grad = subject.gradient
+        method = subject.adapter.operations[self.operation]
         params, value = subject.params(), subject.value()
         cotangent = subject.array(grad.cotangent.astype(subject.dtype))
         with subject.framework_call(f"gradient ({method})"):
             got = subject.adapter.log_prob_vjp(
-                subject.binding, params, value, cotangent, grad.wrt, self.name
+                subject.binding, params, value, cotangent, grad.wrt, self.operation
             )
         per_param: dict[str, dict] = {}
         failures: list[tuple[float, str, str, dict]] = []
         arrays: dict[str, dict] = {}
         for name in grad.wrt:
             # A binding that reads only part of a matrix (a diagonal operator) is compared there.
-            structure = binding_structure(
-                subject.binding, name, grad.structure[name], subject.inputs
-            )
+            structure = grad.structure[name]
             if structure == "none":  # declared not comparable for this binding (see its note)
                 per_param[name] = {"structure": "none", "compared": 0, "note": subject.binding.note}
                 continue
-            expected, tol, unsure = grad.projected(name, structure)
+            expected, tol, unsure = grad.projected(name)
             label = f"∂/∂{name} ({_STRUCTURE_WORDS.get(structure, structure)})"
             if got.get(name) is None:
                 per_param[name] = {"structure": structure, "missing": True}

@@ -13,17 +13,14 @@
 
 from __future__ import annotations
 
-import zlib
 from dataclasses import dataclass
 
 import numpy as np
 
-import reference
 from conformance.checks.base import Check, CheckResult, shown
-from conformance.compare import compare_arrays, tolerance
-from conformance.fresh_values import well_conditioned_draw
-from conformance.gradients import binding_structure, expected_grad_for, project
+from conformance.compare import compare_arrays, project, tolerance
 from conformance.loader import Case
+from conformance.operations import EFFECTS, Operation
 from conformance.subject import Subject
 
 
@@ -37,11 +34,6 @@ def _skip_reason(subject: Subject) -> str | None:
 
 
 class _TransformCheck(Check):
-    def unsupported_by(self, adapter) -> str | None:
-        if self.name not in adapter.transforms:
-            return f"{adapter.name} offers no {self.name}"
-        return None
-
     def _compare_log_prob(
         self, subject: Subject, actual: np.ndarray, expected: np.ndarray, sens: np.ndarray
     ):
@@ -62,8 +54,7 @@ class _Mapping:
 
 def plan_mapping(subject: Subject, axis: int) -> _Mapping:
     """in_axes for mapping log_prob axis ``axis``: each input that has it is mapped there."""
-    family = reference.get_family(subject.case.family)
-    info = family.params(subject.inputs.parametrization)
+    ranks = subject.event_ranks
     lp = subject.expected.log_prob_shape
     params = subject.inputs.framework_params()
     value = subject.inputs.framework_value()
@@ -87,13 +78,14 @@ def plan_mapping(subject: Subject, axis: int) -> _Mapping:
             out_params[name] = array
             in_axes[name] = None
             continue
-        out_params[name], in_axes[name] = place(name, array, info[name].event_rank)
-    value, value_axis = place("value", value, family.value.event_rank)
+        out_params[name], in_axes[name] = place(name, array, ranks[name])
+    value, value_axis = place("value", value, ranks["value"])
     return _Mapping(axis, in_axes, value_axis, out_params, value, squeezed)
 
 
 class VmapCheck(_TransformCheck):
     name = "vmap"
+    operation = Operation.VMAP
     description = "log_prob and its gradient under vmap, over leading and trailing batch axes"
 
     def not_applicable(self, case: Case) -> str | None:
@@ -110,7 +102,7 @@ class VmapCheck(_TransformCheck):
         modes = {"leading": axes[0]}
         if axes[-1] != axes[0]:
             modes["trailing"] = axes[-1]
-        metrics: dict = {"method": subject.adapter.transforms[self.name], "modes": {}}
+        metrics: dict = {"method": subject.adapter.operations[self.operation], "modes": {}}
         problems: list[str] = []
         arrays: dict = {}
         for mode, axis in modes.items():
@@ -152,7 +144,7 @@ class VmapCheck(_TransformCheck):
         return array.item() if name in subject.inputs.static else subject.array(array)
 
     def _vmap_grad(self, subject: Subject, axis: int, metrics: dict) -> list[str]:
-        grad = expected_grad_for(subject.case, subject.dtype, subject.expected.options)
+        grad = subject.gradient
         if not grad.wrt:
             return []
         plan = plan_mapping(subject, axis)
@@ -179,12 +171,10 @@ class VmapCheck(_TransformCheck):
                 full = stacked.sum(axis=0)
                 if name in plan.squeezed:
                     full = np.expand_dims(full, plan.squeezed[name])
-            structure = binding_structure(
-                subject.binding, name, grad.structure[name], subject.inputs
-            )
+            structure = grad.structure[name]
             if structure == "none":
                 continue
-            expected, tol, unsure = grad.projected(name, structure)
+            expected, tol, unsure = grad.projected(name)
             if full.shape != expected.shape:
                 problems.append(
                     f"vmap of grad: ∂/∂{name} shape {full.shape}, expected {expected.shape}"
@@ -201,6 +191,7 @@ class VmapCheck(_TransformCheck):
 # ----- jit -----------------------------------------------------------------------------------
 class JitCheck(_TransformCheck):
     name = "jit"
+    operation = Operation.JIT
     description = "compiled construction + log_prob (and gradient) vs the oracle and eager"
 
     def evaluate(self, subject: Subject) -> CheckResult:
@@ -208,7 +199,7 @@ class JitCheck(_TransformCheck):
             return CheckResult(True, skip_reason=reason)
         exp = subject.expected
         params, value = subject.params(), subject.value()
-        method = subject.adapter.transforms[self.name]
+        method = subject.adapter.operations[self.operation]
         with subject.framework_call(f"log_prob under {method}"):
             compiled = subject.numpy(subject.adapter.jit_log_prob(subject.binding, params, value))
         metrics: dict = {"method": method}
@@ -222,19 +213,17 @@ class JitCheck(_TransformCheck):
             metrics.update(result.metrics)
             if not result.ok:
                 problems.append(f"compiled log_prob: {result.detail}")
-        grad = expected_grad_for(subject.case, subject.dtype, exp.options)
+        grad = subject.gradient
         if grad.wrt:
             ct = subject.array(grad.cotangent.astype(subject.dtype))
             with subject.framework_call(f"gradient under {method}"):
                 got = subject.adapter.jit_vjp(subject.binding, params, value, ct, grad.wrt)
             for name in grad.wrt:
-                structure = binding_structure(
-                    subject.binding, name, grad.structure[name], subject.inputs
-                )
+                structure = grad.structure[name]
                 if structure == "none":
                     continue
                 actual = project(subject.numpy(got[name]).astype(np.float64), structure)
-                expected, tol, unsure = grad.projected(name, structure)
+                expected, tol, unsure = grad.projected(name)
                 result = (
                     compare_arrays(expected, actual, tol, subject.dtype, unsure)
                     if actual.shape == expected.shape
@@ -273,16 +262,18 @@ class EffectCheck(_TransformCheck):
 
     description = "sample site under NumPyro effect handlers: traced batch shape and log_prob"
 
-    def __init__(self, kind: str) -> None:
-        self.name = kind  # type: ignore[misc]
+    def __init__(self, operation: Operation) -> None:
+        assert operation in EFFECTS, operation
+        self.operation = operation
+        self.name = str(operation)  # type: ignore[misc]
 
     def layout(
         self, batch: tuple[int, ...]
     ) -> tuple[tuple[int, int] | None, int | None, tuple[int, ...]]:
         """(plate (size, dim), scan steps, sample-shape prefix of the site's value)."""
-        if self.name == "plate":
+        if self.operation is Operation.PLATE:
             return (PLATE_SIZE, -(len(batch) + 1)), None, (PLATE_SIZE,)
-        if self.name == "scan":
+        if self.operation is Operation.SCAN:
             return None, SCAN_STEPS, (SCAN_STEPS,)
         # plate_in_scan: like the report, the plate runs over the leading batch dim when there
         # is one (loc (5, 2) under plate("foo", 5)), else it adds one.
@@ -293,33 +284,23 @@ class EffectCheck(_TransformCheck):
     def evaluate(self, subject: Subject) -> CheckResult:
         if reason := _skip_reason(subject):
             return CheckResult(True, skip_reason=reason)
-        family = reference.get_family(subject.case.family)
-        inputs = subject.inputs
         batch = subject.expected.batch_shape
         plate, steps, prefix = self.layout(batch)
-        seed = zlib.crc32(f"{subject.case.file}::{subject.case.id}::{self.name}".encode())
-        rng = np.random.default_rng(seed)
-        value64 = well_conditioned_draw(
-            family,
-            inputs.params,
-            inputs.parametrization,
-            lambda: family.sample(inputs.params, prefix, rng, inputs.parametrization),
-            inputs.value,
-            integer=inputs.value_dtype.kind != "f",
-        )
-        value = value64.astype(inputs.value_dtype)
-        opts = dict(subject.expected.options)
-        expected = family.log_prob(
-            inputs.params, value.astype(np.float64), inputs.parametrization, opts
-        )
+        site = subject.site(self.name, prefix)
+        expected, value = site.log_prob, site.value
         site_batch = tuple(expected.shape)
-        with subject.framework_call(subject.adapter.transforms[self.name]):
+        with subject.framework_call(subject.adapter.operations[self.operation]):
             got_batch, lp = subject.adapter.effect_site(
-                self.name, subject.binding, subject.params(), subject.array(value), plate, steps
+                self.operation,
+                subject.binding,
+                subject.params(),
+                subject.array(value),
+                plate,
+                steps,
             )
         actual = subject.numpy(lp)
         metrics = {
-            "method": subject.adapter.transforms[self.name],
+            "method": subject.adapter.operations[self.operation],
             "plate": list(plate) if plate else None,
             "steps": steps,
             "site_batch_shape": list(got_batch),
@@ -340,19 +321,10 @@ class EffectCheck(_TransformCheck):
                 f"site log_prob shape {actual.shape}, expected {expected.shape}",
                 metrics,
             )
-        grads = family.elementwise_grad(
-            inputs.params, value.astype(np.float64), inputs.parametrization, opts
-        )
-        sens = _sensitivity(family, inputs, value.astype(np.float64), grads)
+        sens = site.sensitivity
         result, tol = self._compare_log_prob(subject, actual, expected, sens)
         metrics.update(result.metrics)
         if not result.ok:
             arrays = {"expected": shown(expected), "actual": shown(actual), "tolerance": shown(tol)}
             return self.fail(subject, result.kind or "value", result.detail, metrics, arrays)
         return CheckResult(True, metrics=metrics)
-
-
-def _sensitivity(family, inputs, value, grads) -> np.ndarray:
-    from conformance.materialize import sensitivity_from_grads
-
-    return sensitivity_from_grads(family, inputs.params, value, inputs.parametrization, grads)

@@ -1,0 +1,56 @@
+"""How a run's command line is read before pytest sees it: the built-in cases, whether the
+arguments name paths, and option values joined to their options. Shared by the CLI and the
+bench, which both start runs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+def builtin_cases() -> Path:
+    """The shipped cases: ``cases/`` beside the package in a checkout, or inside the wheel."""
+    here = Path(__file__).resolve().parent
+    for candidate in (here.parent / "cases", here / "builtin_cases"):
+        if candidate.is_dir():
+            return candidate
+    raise FileNotFoundError("no built-in cases found (neither ../cases nor builtin_cases)")
+
+
+def has_paths(args: list[str]) -> bool:
+    """Whether pytest args name a case root or path (then the built-in cases are not added)."""
+    if any(a == "--cases" or a.startswith("--cases=") for a in args):
+        return True
+    return any(_names_path(a) for a in args)
+
+
+def _names_path(arg: str) -> bool:
+    if arg.startswith("@"):  # pytest's argument file: one argument (e.g. a node id) per line
+        path = Path(arg[1:])
+        return path.is_file() and has_paths(path.read_text().split())
+    return not arg.startswith("-") and Path(arg.split("::")[0]).exists()
+
+
+#: Our options that take a value. pytest finds its rootdir before plugin options are known, so
+#: the value of ``--results out/r.json`` would count as a path; ``--results=out/r.json`` does not.
+VALUE_OPTIONS = (
+    "--cases",
+    "--framework",
+    "--family",
+    "--check",
+    "--dtype",
+    "--device",
+    "--adapter",
+    "--results",
+)
+
+
+def join_option_values(args: list[str]) -> list[str]:
+    out: list[str] = []
+    it = iter(args)
+    for arg in it:
+        if arg in VALUE_OPTIONS:
+            value = next(it, None)
+            out.append(arg if value is None else f"{arg}={value}")
+        else:
+            out.append(arg)
+    return out

@@ -1,0 +1,220 @@
+"""The subject factory: every expectation a check reads, computed from the oracle in one place.
+
+A check compares what a framework returns with what a :class:`~conformance.subject.Subject`
+says it should return; it never calls the oracle itself. The subject gets those answers from an
+:class:`Expectations`, built here for one (case, binding, dtype) with the binding's declared
+oracle conventions: the rounded inputs, log_prob and its shapes, the gradient with its
+tolerance in the structure the binding is compared in, the draws for effect-handler sites, and
+the derived cases of property mode. The pytest items, the bench baseline, the listing and the
+suite's own tests all build subjects through :class:`SubjectFactory`, so they cannot drift apart.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import zlib
+from dataclasses import dataclass
+from functools import cached_property
+from typing import TYPE_CHECKING
+
+import numpy as np
+import yaml
+
+import reference
+from conformance.fresh_values import well_conditioned_draw
+from conformance.gradients import ExpectedGrad, binding_structure, expected_grad_for
+from conformance.loader import Case
+from conformance.materialize import (
+    Expected,
+    Inputs,
+    expected_for,
+    float64_inputs,
+    inputs_for,
+    sample_with_batch,
+    sensitivity_from_grads,
+)
+from conformance.registry import Binding
+
+if TYPE_CHECKING:
+    from conformance.adapters import Adapter
+    from conformance.subject import Subject
+
+
+@dataclass(frozen=True, eq=False)
+class GradExpectation:
+    """The oracle's gradient for one binding: which inputs, the cotangent, and per input the
+    structure it is compared in (the binding's, e.g. a diagonal operator's diagonal)."""
+
+    raw: ExpectedGrad
+    structure: dict[str, str]
+
+    @property
+    def wrt(self) -> tuple[str, ...]:
+        return self.raw.wrt
+
+    @property
+    def cotangent(self) -> np.ndarray:
+        return self.raw.cotangent
+
+    def compared(self) -> list[str]:
+        """The inputs whose gradient is compared (``none``: declared not comparable)."""
+        return [n for n in self.wrt if self.structure[n] != "none"]
+
+    def projected(self, name: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Expected gradient, tolerance and indeterminate mask of ``name`` in its structure."""
+        return self.raw.projected(name, self.structure[name])
+
+
+@dataclass(frozen=True, eq=False)
+class SiteExpectation:
+    """A value drawn for a sample site under effect handlers, and the oracle's answer there."""
+
+    value: np.ndarray  # in the case's value dtype
+    log_prob: np.ndarray
+    sensitivity: np.ndarray
+
+
+class Expectations:
+    """Everything the oracle says about one case in one dtype for one binding (lazily)."""
+
+    def __init__(self, case: Case, binding: Binding, dtype: str) -> None:
+        self.case, self.binding, self.dtype = case, binding, dtype
+        #: The binding's declared conventions, as the oracle takes them.
+        self.options: tuple = tuple(sorted(binding.oracle.items()))
+        self.inputs: Inputs = inputs_for(case, dtype)
+        self.expected: Expected = expected_for(case, dtype, self.options)
+
+    @cached_property
+    def _family(self) -> reference.Family:
+        return reference.get_family(self.case.family)
+
+    @cached_property
+    def gradient(self) -> GradExpectation:
+        raw = expected_grad_for(self.case, self.dtype, self.options)
+        structure = {
+            n: binding_structure(self.binding, n, raw.structure[n], self.inputs) for n in raw.wrt
+        }
+        return GradExpectation(raw, structure)
+
+    @cached_property
+    def event_ranks(self) -> dict[str, int]:
+        """Event rank of every parameter and of ``value``."""
+        info = self._family.params(self.case.parametrization)
+        return {
+            **{k: p.event_rank for k, p in info.items()},
+            "value": self._family.value.event_rank,
+        }
+
+    @cached_property
+    def array_params(self) -> list[str]:
+        """The parameters that are arrays (not static): the ones whose batch shapes vary."""
+        info = self._family.params(self.case.parametrization)
+        return [k for k, p in info.items() if not p.static]
+
+    def site(self, salt: str, prefix: tuple[int, ...]) -> SiteExpectation:
+        """A value with sample-shape ``prefix`` drawn (seeded by case and ``salt``) away from
+        ill-conditioned points, and the oracle's log_prob and sensitivity there."""
+        family, inputs = self._family, self.inputs
+        par = inputs.parametrization
+        seed = zlib.crc32(f"{self.case.file}::{self.case.id}::{salt}".encode())
+        rng = np.random.default_rng(seed)
+        value64 = well_conditioned_draw(
+            family,
+            inputs.params,
+            par,
+            lambda: family.sample(inputs.params, prefix, rng, par),
+            inputs.value,
+            integer=inputs.value_dtype.kind != "f",
+        )
+        value = value64.astype(inputs.value_dtype)
+        at = value.astype(np.float64)
+        opts = dict(self.options)
+        log_prob = family.log_prob(inputs.params, at, par, opts)
+        grads = family.elementwise_grad(inputs.params, at, par, opts)
+        sensitivity = sensitivity_from_grads(family, inputs.params, at, par, grads)
+        return SiteExpectation(value, log_prob, sensitivity)
+
+    def with_batch_shapes(self, shapes: tuple[tuple[int, ...], ...]) -> Expectations:
+        """The same case with drawn batch shapes: one per array parameter, then the value's."""
+        case = derive_batch_shapes(self.case, self._family, self.array_params, shapes)
+        return Expectations(case, self.binding, self.dtype)
+
+    def case_yaml(self, framework: str) -> str:
+        """This (derived) case as literal YAML in this dtype and ``framework``, paste-ready."""
+        case, inputs = self.case, self.inputs
+        entry = {
+            "id": f"{case.spec.id}-{case.variant}",
+            "family": case.family,
+            "parametrization": case.parametrization,
+            "params": {k: np.asarray(v).tolist() for k, v in inputs.framework_params().items()},
+            "value": inputs.framework_value().tolist(),
+            "dtypes": [self.dtype],
+            "frameworks": [framework],
+        }
+        if case.spec.value_dtype != "float":
+            entry["value_dtype"] = case.spec.value_dtype
+        if case.spec.param_dtypes:
+            entry["param_dtypes"] = dict(case.spec.param_dtypes)
+        return yaml.safe_dump([entry], sort_keys=False, default_flow_style=None, width=100)
+
+
+def derive_batch_shapes(
+    case: Case, family: reference.Family, arrays: list[str], shapes: tuple
+) -> Case:
+    """A case whose arrays have the drawn batch shapes and the base case's event shapes; each
+    element is picked from the case's own elements, the value drawn from the oracle."""
+    info = family.params(case.parametrization)
+    seed = zlib.crc32(repr(shapes).encode())
+
+    def pick(array: np.ndarray, rank: int, batch: tuple[int, ...], salt: int) -> np.ndarray:
+        event = array.shape[array.ndim - rank :]
+        flat = array.reshape(-1, *event) if array.ndim > rank else array.reshape(1, *event)
+        rng = np.random.default_rng(seed + salt)
+        chosen = rng.integers(0, flat.shape[0], size=batch)
+        return flat[chosen]
+
+    def make(params: dict, value: np.ndarray) -> tuple[dict, np.ndarray]:
+        new = dict(params)
+        for i, name in enumerate(arrays):
+            new[name] = pick(params[name], info[name].event_rank, tuple(shapes[i]), i)
+        rng = np.random.default_rng(seed + 1000)
+        new_value = sample_with_batch(family, new, tuple(shapes[-1]), rng, case.parametrization)
+        if case.spec.value_dtype != "float":
+            new_value = np.round(new_value)
+        return new, np.asarray(new_value)
+
+    params64, value64 = float64_inputs(case)
+    params, value = make(dict(params64), value64)
+    par = case.parametrization
+    return dataclasses.replace(
+        case,
+        batch_shape=tuple(family.batch_shape(params, par)),
+        log_prob_shape=tuple(family.log_prob_shape(params, value, par)),
+        variant=f"property-{seed:08x}",
+        base=case,
+        derive=lambda p, v: make(p, v),
+        source=case.source,
+    )
+
+
+@dataclass(frozen=True)
+class SubjectFactory:
+    """Builds the :class:`~conformance.subject.Subject` of an item; owns the run's values a
+    subject needs (device, property-mode examples), so no check reads a global."""
+
+    device: str = "cpu"
+    property_examples: int = 0
+
+    def subject(self, case: Case, adapter: Adapter, binding: Binding, dtype: str) -> Subject:
+        """Raises :class:`~conformance.materialize.CaseInputError` when the case's inputs or the
+        oracle's answer cannot be computed."""
+        from conformance.subject import Subject
+
+        return Subject(
+            adapter,
+            binding,
+            dtype,
+            self.device,
+            Expectations(case, binding, dtype),
+            property_examples=self.property_examples,
+        )

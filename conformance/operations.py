@@ -1,0 +1,29 @@
+"""The operations a check needs from a framework: the contract between checks and adapters.
+
+A check names the one operation it requires beyond construct and ``log_prob`` (which every
+adapter has); an adapter declares which operations it offers and how (``"jax.vmap"``), so
+neither side knows the other by a check's name, and a typo is an AttributeError, not a check
+that silently never runs.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class Operation(StrEnum):
+    """What a framework is asked to do with a distribution, beyond building it and log_prob."""
+
+    GRAD = "grad"  # reverse mode through the framework's tape/pullback (autograd.grad, jax.grad)
+    GRAD_FUNCTIONAL = "grad_functional"  # a functional transform (torch.func.grad, jax.vjp)
+    VMAP = "vmap"
+    JIT = "jit"
+    PLATE = "plate"
+    SCAN = "scan"
+    PLATE_IN_SCAN = "plate_in_scan"
+
+
+#: The differentiation operations (their adapter method is ``log_prob_vjp``).
+GRADIENTS = frozenset({Operation.GRAD, Operation.GRAD_FUNCTIONAL})
+#: The effect-handler operations (their adapter method is ``effect_site``).
+EFFECTS = frozenset({Operation.PLATE, Operation.SCAN, Operation.PLATE_IN_SCAN})

@@ -1,0 +1,263 @@
+"""The plan: which items a run has, without pytest.
+
+``plan_file`` turns a case file into item specs — one per framework × dtype × check, plus a
+located error spec for a broken case and one unsupported spec per framework that lacks a family
+or an input — in the order the run collects them. The pytest plugin wraps each spec in an item;
+the bench baseline and the listing read the same specs, so every front agrees on what exists.
+Nothing is dropped silently, and one broken case never takes the file's other cases with it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+import reference
+from conformance.adapters import Adapter
+from conformance.checks import CHECKS, Check
+from conformance.known_failures import Entry
+from conformance.loader import Case, CaseError, find_case_files, load_case_file
+from conformance.materialize import CaseInputError, float64_inputs
+from conformance.registry import Binding
+from conformance.settings import Settings
+from conformance.variants import VARIANT_CHECKS, derive_variants
+
+
+@dataclass(frozen=True, eq=False)
+class CheckSpec:
+    """One check of one case in one framework and dtype: a conformance item."""
+
+    name: str
+    case: Case
+    adapter: Adapter
+    binding: Binding
+    dtype: str
+    check: Check
+    device: str
+    #: The known-failure entries that match this item (the run expects it to fail so).
+    known_failures: tuple[Entry, ...] = ()
+
+    def static(self) -> dict[str, Any]:
+        """The record fields fixed before the item runs (see :mod:`conformance.results`)."""
+        out = dict(
+            case=self.case.id,
+            file=self.case.file,
+            line=self.case.line,
+            family=self.case.family,
+            parametrization=self.case.parametrization,
+            framework=self.adapter.name,
+            package=self.adapter.package,
+            framework_version=self.adapter.version(),
+            dtype=self.dtype,
+            device=self.device,
+            check=self.check.name,
+            variant=self.case.variant or None,
+        )
+        if self.known_failures:
+            out["known_failures"] = [
+                {
+                    "id": e.id,
+                    "kind": list(e.failure.kind),
+                    "reason": e.failure.reason,
+                    "link": e.failure.link,
+                }
+                for e in self.known_failures
+            ]
+        return out
+
+
+@dataclass(frozen=True, eq=False)
+class UnsupportedSpec:
+    """A framework that does not offer this family, parametrisation or input: skipped, with why."""
+
+    name: str
+    case: Case
+    adapter: Adapter
+    reason: str
+
+    def static(self) -> dict[str, Any]:
+        return dict(
+            case=self.case.id,
+            file=self.case.file,
+            line=self.case.line,
+            family=self.case.family,
+            parametrization=self.case.parametrization,
+            framework=self.adapter.name,
+            package=self.adapter.package,
+            framework_version=self.adapter.version(),
+            check="unsupported",
+        )
+
+
+@dataclass(frozen=True, eq=False)
+class CaseErrorSpec:
+    """A case (or file) that could not be loaded or expanded: a failing item with the message."""
+
+    name: str
+    error: CaseError
+
+    def static(self) -> dict[str, Any]:
+        return dict(
+            case=self.error.case_id, file=self.error.file, line=self.error.line, check="load"
+        )
+
+
+ItemSpec = CheckSpec | UnsupportedSpec | CaseErrorSpec
+
+
+@dataclass
+class _Expansion:
+    """Names already given in one file: an unsupported family is reported once per file."""
+
+    settings: Settings
+    names: set[str] = field(default_factory=set)
+
+
+def plan_file(path: Path, settings: Settings, display: str | None = None) -> list[ItemSpec]:
+    """Every item of one case file; ``display`` is the path the ids and messages use."""
+    loaded = load_case_file(path, display=display, known=settings.known)
+    specs: list[ItemSpec] = []
+    names: set[str] = set()
+    for error in loaded.errors:
+        name = base = error_name(error)
+        for n in range(2, len(loaded.errors) + 2):
+            if name not in names:
+                break
+            name = f"{base[:-1]}-{n}]"
+        names.add(name)
+        specs.append(CaseErrorSpec(name, error))
+    expansion = _Expansion(settings)
+    for case in loaded.cases:
+        if not settings.selects_family(case.family):
+            continue
+        try:
+            specs.extend(_case_specs(expansion, case))
+        except Exception as exc:
+            message = f"cannot expand the case: {type(exc).__name__}: {exc}"
+            specs.append(_error_spec(CaseError(case.file, case.line, case.id, message)))
+    return specs
+
+
+def plan(
+    settings: Settings, paths: list[Path] | None = None, root: Path | None = None
+) -> list[ItemSpec]:
+    """Every item of the case files in ``paths`` (default: the settings' case roots), with ids
+    relative to ``root`` (default: the current directory), sharded as the settings ask."""
+    root = Path.cwd() if root is None else root
+    files = [
+        f for p in (settings.case_roots if paths is None else paths) for f in find_case_files(p)
+    ]
+    specs = [s for f in files for s in plan_file(f, settings, display_path(f, root))]
+    return shard(specs, settings.shard)
+
+
+def shard(specs: list[ItemSpec], which: tuple[int, int] | None) -> list[ItemSpec]:
+    """``--shard K/N``: every N-th spec starting at the K-th, deterministically."""
+    if which is None:
+        return specs
+    k, n = which
+    return [s for i, s in enumerate(specs) if i % n == k - 1]
+
+
+def _error_spec(error: CaseError) -> CaseErrorSpec:
+    return CaseErrorSpec(error_name(error), error)
+
+
+def _case_specs(expansion: _Expansion, case: Case) -> Iterator[ItemSpec]:
+    try:
+        params64, value64 = float64_inputs(case)
+    except CaseInputError as exc:
+        yield _error_spec(CaseError(case.file, case.line, case.id, str(exc)))
+        return
+    yield from _expand(expansion, case, params64)
+    if not (expansion.settings.variants and _all_valid(case, params64, value64)):
+        return
+    variants, problems = derive_variants(case, params64, value64)
+    for problem in problems:
+        yield _error_spec(CaseError(case.file, case.line, case.id, problem))
+    for variant in variants:
+        yield from _expand(expansion, variant, float64_inputs(variant)[0])
+
+
+def checks_for(settings: Settings, case: Case) -> list[str]:
+    """The checks selected for ``case``: a broadcast variant runs the variant checks only."""
+    if case.variant:
+        return [c for c in settings.selected_checks(list(VARIANT_CHECKS)) if c in CHECKS]
+    return [
+        c
+        for c in settings.selected_checks(case.spec.checks)
+        if c in CHECKS and c not in VARIANT_CHECKS
+    ]
+
+
+def _expand(expansion: _Expansion, case: Case, params64) -> Iterator[ItemSpec]:
+    settings = expansion.settings
+    dtypes = settings.selected_dtypes(list(case.spec.dtypes))
+    checks = checks_for(settings, case)
+    for name in settings.selected_frameworks(case.spec.frameworks):
+        adapter = settings.adapters[name]
+        binding = adapter.binding(case.family, case.parametrization)
+        if isinstance(binding, str):
+            item_name = f"{case.family}.{case.parametrization}[{name}-unsupported]"
+            if item_name not in expansion.names:
+                expansion.names.add(item_name)
+                yield UnsupportedSpec(item_name, case, adapter, binding)
+            continue
+        reason = adapter.unsupported_inputs(binding, params64)
+        if reason:
+            yield UnsupportedSpec(f"{case.id}[{name}-unsupported]", case, adapter, reason)
+            continue
+        for dtype in dtypes:
+            for check_name in checks:
+                check = CHECKS[check_name]
+                if check.not_applicable(case) or check.unsupported_by(adapter, settings.opted_in):
+                    continue
+                spec = CheckSpec(
+                    f"{case.id}[{name}-{dtype}-{check_name}]",
+                    case,
+                    adapter,
+                    binding,
+                    dtype,
+                    check,
+                    settings.device,
+                )
+                known = tuple(settings.known_failure_index.matching(spec.static()))
+                yield dataclasses.replace(spec, known_failures=known) if known else spec
+
+
+def _all_valid(case: Case, params64, value64) -> bool:
+    """Variants are derived only from cases whose inputs are all inside support and domain."""
+    family = reference.get_family(case.family)
+    try:
+        ok = family.in_support(params64, value64, case.parametrization) & family.params_valid(
+            params64, value64, case.parametrization
+        )
+    except (ValueError, ArithmeticError):
+        return False
+    return bool(np.all(ok))
+
+
+_SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$")
+
+
+def error_name(error: CaseError) -> str:
+    """The item name of a case error. An invalid id can hold "::", "[", "/" or spaces, which
+    would make a nodeid that selects or reads as something else; the message still quotes it."""
+    if error.case_id is None:
+        who = "<file>"
+    else:
+        who = error.case_id if _SAFE_ID.match(error.case_id) else "<invalid-id>"
+    return f"{who}[case-error-line{error.line or 0}]"
+
+
+def display_path(path: Path, root: Path) -> str:
+    try:
+        return str(path.relative_to(root))
+    except ValueError:
+        return str(path)

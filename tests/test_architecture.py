@@ -1,0 +1,113 @@
+"""The package's structure, held by tests: no import circles, and the boundaries of the design
+(checks read only the subject; the plan needs no pytest).
+
+Imports are read from the source (ast), at any depth in a module — a function-level import is
+still a dependency — except those under ``if TYPE_CHECKING:``, which never run.
+"""
+
+from __future__ import annotations
+
+import ast
+import graphlib
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = ("conformance", "reference")
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _modules() -> dict[str, Path]:
+    return {_module_name(p): p for pkg in PACKAGES for p in sorted((ROOT / pkg).rglob("*.py"))}
+
+
+def _runtime_imports(path: Path, name: str, known: set[str]) -> set[str]:
+    """The project modules ``path`` imports when it runs (TYPE_CHECKING blocks left out)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    skipped: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            skipped.update(id(n) for stmt in node.body for n in ast.walk(stmt))
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if id(node) in skipped:
+            continue
+        if isinstance(node, ast.Import):
+            targets = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*anchor, *([base] if base else [])])
+            # ``from pkg import mod`` imports a module; ``from mod import name`` the module.
+            targets = [
+                f"{base}.{a.name}" if f"{base}.{a.name}" in known else base for a in node.names
+            ]
+        else:
+            continue
+        for target in targets:
+            while target and target not in known:
+                target = target.rpartition(".")[0]
+            if target and target != name:
+                out.add(target)
+    return out
+
+
+def _graph() -> dict[str, set[str]]:
+    modules = _modules()
+    known = set(modules)
+    graph = {name: _runtime_imports(path, name, known) for name, path in modules.items()}
+    # Importing a package's module runs the package's __init__ first: that is not a circle.
+    return {m: {t for t in deps if not m.startswith(t + ".")} for m, deps in graph.items()}
+
+
+def test_no_import_circles() -> None:
+    graph = _graph()
+    assert len(graph) > 50  # the walk found the package
+    try:
+        graphlib.TopologicalSorter(graph).prepare()
+    except graphlib.CycleError as exc:
+        raise AssertionError(f"import circle: {' -> '.join(exc.args[1])}") from None
+
+
+def test_reference_imports_no_framework_and_nothing_of_the_suite() -> None:
+    graph = _graph()
+    for module, deps in graph.items():
+        if module.startswith("reference"):
+            assert not [d for d in deps if d.startswith("conformance")], module
+
+
+def test_checks_read_the_oracle_only_through_the_subject() -> None:
+    """A check imports neither the oracle nor the code that computes expectations."""
+    forbidden = ("reference", "conformance.materialize", "conformance.gradients")
+    forbidden += ("conformance.expectations", "conformance.fresh_values", "conformance.variants")
+    graph = _graph()
+    checks = [m for m in graph if m.startswith("conformance.checks")]
+    assert len(checks) >= 7
+    for module in checks:
+        bad = sorted(d for d in graph[module] if d.startswith(forbidden))
+        assert not bad, f"{module} imports {bad}"
+
+
+def test_plan_needs_no_pytest() -> None:
+    """The bench, the listing and any tool can plan items without pytest."""
+    code = (
+        "import sys; from conformance.plan import plan; from conformance.settings import "
+        "Settings, parse_options; from conformance.arguments import builtin_cases;"
+        "opts, rest = parse_options(['--family=Normal', '--framework=torch']);"
+        "s = Settings.from_sources(opts, {}, [builtin_cases()]);"
+        "specs = plan(s); assert specs and not rest;"
+        "assert 'pytest' not in sys.modules, 'pytest imported';"
+        "print(len(specs))"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=False
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert int(proc.stdout) > 50
