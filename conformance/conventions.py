@@ -63,10 +63,11 @@ def declared(binding: Binding) -> list[str]:
     return out
 
 
-def _rows(family: FamilyEntry) -> Iterable[tuple[str, Binding]]:
-    for framework, bindings in family.frameworks.items():
-        for binding in bindings:
-            yield framework, binding
+def _rows(family: FamilyEntry, adapters: dict[str, Adapter]) -> Iterable[tuple[str, Binding]]:
+    """Every binding of the family, the naming convention's defaults included."""
+    for adapter in adapters.values():
+        for binding in adapter.family_bindings().get(family.family, ()):
+            yield adapter.registry_name or adapter.name, binding
 
 
 def _parametrizations(binding: Binding) -> str:
@@ -112,7 +113,7 @@ def render(adapters: dict[str, Adapter] | None = None) -> str:
         "| --- | --- | --- | --- | --- | --- |",
     ]
     for fam in families.values():
-        for framework, binding in _rows(fam):
+        for framework, binding in _rows(fam, adapters):
             if declared(binding):
                 lines.append(
                     f"| {fam.family} | {framework} | `{_short(binding.constructor)}` "
@@ -131,7 +132,7 @@ def render(adapters: dict[str, Adapter] | None = None) -> str:
         "| --- | --- | --- | --- | --- |",
     ]
     for fam in families.values():
-        for framework, binding in _rows(fam):
+        for framework, binding in _rows(fam, adapters):
             lines.append(
                 f"| {fam.family} | {framework} | `{binding.constructor}` "
                 f"| {_parametrizations(binding)} | {_cell(_keywords(binding)) or 'as named'} |"

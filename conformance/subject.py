@@ -148,11 +148,13 @@ class Subject:
         with self.framework_call("convert inputs"):
             return self.adapter.asarray(array, self.device)
 
+    def param(self, name: str, array: np.ndarray) -> Any:
+        """A parameter as the framework takes it: a static one (a count, a dimension) as a
+        Python scalar, any other as the framework's array."""
+        return array.item() if name in self.inputs.static else self.array(array)
+
     def params(self) -> dict[str, Any]:
-        out: dict[str, Any] = {}
-        for k, v in self.inputs.framework_params().items():
-            out[k] = v.item() if k in self.inputs.static else self.array(v)
-        return out
+        return {k: self.param(k, v) for k, v in self.inputs.framework_params().items()}
 
     def value(self) -> Any:
         return self.array(self.inputs.framework_value())

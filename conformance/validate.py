@@ -8,7 +8,6 @@ to zero-stride placeholder arrays.
 from __future__ import annotations
 
 import math
-import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -20,19 +19,6 @@ from reference import OracleError
 
 DEFAULT_MAX_ELEMENTS = 1_000_000
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
-
-
-def max_elements() -> int:
-    """Cap on the elements of any one array of a case (``CONFORMANCE_MAX_ELEMENTS``).
-
-    The plugin checks the variable (and ``--max-elements``) and refuses a bad value as a usage
-    error; here, outside a run, a bad value falls back to the default.
-    """
-    raw = os.environ.get("CONFORMANCE_MAX_ELEMENTS", "")
-    try:
-        return int(raw) if raw else DEFAULT_MAX_ELEMENTS
-    except ValueError:
-        return DEFAULT_MAX_ELEMENTS
 
 
 class SemanticError(ValueError):
@@ -48,7 +34,8 @@ class Known:
 
     frameworks: frozenset[str] | None = None
     checks: frozenset[str] | None = None
-    #: The element cap of this run (``--max-elements``); None: ``CONFORMANCE_MAX_ELEMENTS``.
+    #: The element cap of this run (``--max-elements``, ``CONFORMANCE_MAX_ELEMENTS``, read by
+    #: :class:`~conformance.settings.Settings`); None: :data:`DEFAULT_MAX_ELEMENTS`.
     max_elements: int | None = None
 
 
@@ -108,7 +95,7 @@ def resolve_case(spec: CaseSpec, known: Known | None = None) -> Resolved:
         raise SemanticError(("family",), str(exc)) from None
 
     known = known or Known()
-    cap = known.max_elements or max_elements()
+    cap = known.max_elements or DEFAULT_MAX_ELEMENTS
     parametrization = _resolve_parametrization(spec, family)
     info = family.params(parametrization)
 

@@ -45,7 +45,11 @@ EXAMPLES = int(os.environ.get("CONFORMANCE_FUZZ_EXAMPLES") or 300)
 SEED = int(os.environ.get("CONFORMANCE_FUZZ_SEED") or 0)
 #: Small, so accepted cases can be materialised quickly; the cap itself is under test too.
 FUZZ_MAX_ELEMENTS = 4096
-KNOWN = Known(frameworks=frozenset({"torch", "numpyro", "gpytorch"}), checks=frozenset(CHECKS))
+KNOWN = Known(
+    frameworks=frozenset({"torch", "numpyro", "gpytorch"}),
+    checks=frozenset(CHECKS),
+    max_elements=FUZZ_MAX_ELEMENTS,
+)
 FAMILIES = {name: reference.get_family(name) for name in reference.family_names()}
 REAL_FILES = {p.name: p.read_bytes() for p in sorted((REPO / "cases").glob("*.yaml"))}
 
@@ -397,25 +401,24 @@ def _case_ids(raw: bytes) -> list[str] | None:
 def check_document(raw: bytes) -> LoadedFile:
     """Load ``raw`` and assert everything the loader promises about it."""
     STATS["documents"] += 1
-    with mock.patch.dict(os.environ, {"CONFORMANCE_MAX_ELEMENTS": str(FUZZ_MAX_ELEMENTS)}):
-        loaded = load_case_text(raw, NAME, KNOWN)  # must not raise, whatever raw holds
-        last_line = raw.count(b"\n") + 1
-        for error in loaded.errors:
-            assert isinstance(error, CaseError)
-            assert error.file == NAME
-            assert isinstance(error.line, int) and 1 <= error.line <= last_line, error
-            assert str(error).startswith(f"{NAME}:{error.line}: "), str(error)
-            assert error.message.strip(), error
-            str(error).encode("utf-8")  # printable: no lone surrogate reaches a report
-        ids = _case_ids(raw)
-        if ids is not None:
-            loaded_ids = [c.id for c in loaded.cases]
-            named = {e.case_id for e in loaded.errors}
-            for case_id in ids:
-                # Every case with an id is either loaded or named by an error of its own.
-                assert case_id in loaded_ids or shown_id(case_id) in named, (case_id, loaded.errors)
-        for case in loaded.cases:
-            _check_accepted(case)
+    loaded = load_case_text(raw, NAME, KNOWN)  # must not raise, whatever raw holds
+    last_line = raw.count(b"\n") + 1
+    for error in loaded.errors:
+        assert isinstance(error, CaseError)
+        assert error.file == NAME
+        assert isinstance(error.line, int) and 1 <= error.line <= last_line, error
+        assert str(error).startswith(f"{NAME}:{error.line}: "), str(error)
+        assert error.message.strip(), error
+        str(error).encode("utf-8")  # printable: no lone surrogate reaches a report
+    ids = _case_ids(raw)
+    if ids is not None:
+        loaded_ids = [c.id for c in loaded.cases]
+        named = {e.case_id for e in loaded.errors}
+        for case_id in ids:
+            # Every case with an id is either loaded or named by an error of its own.
+            assert case_id in loaded_ids or shown_id(case_id) in named, (case_id, loaded.errors)
+    for case in loaded.cases:
+        _check_accepted(case)
     STATS["rejected"] += bool(loaded.errors)
     STATS["errors"] += len(loaded.errors)
     STATS["accepted_cases"] += len(loaded.cases)

@@ -825,6 +825,49 @@ def test_wishart_vs_scipy(parametrization: str) -> None:
     assert_close(got, np.array(expected), rtol=1e-11)
 
 
+@pytest.mark.parametrize(
+    ("parametrization", "order"), [("interleaved", "C"), ("non_interleaved", "F")]
+)
+def test_multitask_mvn_vs_scipy_in_each_layout(parametrization: str, order: str) -> None:
+    """GPyTorch's layouts: interleaved flattens (points, tasks) point-major, non-interleaved
+    task-major; scipy sees the flattened vector in that order."""
+    n, t = 3, 2
+    mean = normal((2, n, t), 30)
+    cov = spd((2, n * t, n * t), 31, min_eigenvalue=0.2, max_eigenvalue=4.0)
+    x = normal((4, 2, n, t), 32, scale=2.0)
+    got = family("MultitaskMultivariateNormal").log_prob(
+        {"mean": mean, "covariance_matrix": cov}, x, parametrization
+    )
+    expected = np.array(
+        [
+            [
+                stats.multivariate_normal(mean[b].flatten(order), cov[b]).logpdf(
+                    x[s, b].flatten(order)
+                )
+                for b in range(2)
+            ]
+            for s in range(4)
+        ]
+    )
+    assert got.shape == (4, 2)
+    assert_close(got, expected, rtol=1e-11)
+
+
+def test_multitask_mvn_non_interleaved_block_diagonal_is_independent_tasks() -> None:
+    """Task-major blocks on the diagonal: one independent MVN per task over its points."""
+    n, t = 4, 3
+    blocks = spd((t, n, n), 33, min_eigenvalue=0.3, max_eigenvalue=3.0)
+    cov = np.zeros((n * t, n * t))
+    for j in range(t):
+        cov[j * n : (j + 1) * n, j * n : (j + 1) * n] = blocks[j]
+    mean, x = normal((n, t), 34), normal((n, t), 35)
+    got = family("MultitaskMultivariateNormal").log_prob(
+        {"mean": mean, "covariance_matrix": cov}, x, "non_interleaved"
+    )
+    per_task = [stats.multivariate_normal(mean[:, j], blocks[j]).logpdf(x[:, j]) for j in range(t)]
+    assert_close(got, np.array(sum(per_task)), rtol=1e-11)
+
+
 def test_low_rank_mvn_vs_scipy() -> None:
     loc = normal((4, 5), 20)
     factor = normal((4, 5, 2), 21)

@@ -18,7 +18,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from conformance.operations import Operation
-from conformance.registry import Binding, Bindings, find_binding
+from conformance.registry import Binding, Bindings, bindings_for, find_binding
 from conformance.versions import version_text
 
 
@@ -43,6 +43,15 @@ def resolve_arg(spec: Any, params: Mapping[str, Any]) -> Any:
     return import_dotted(spec["call"])(**{k: resolve_arg(v, params) for k, v in nested.items()})
 
 
+def split_mapped(
+    params: Mapping[str, Any], in_axes: Mapping[str, int | None]
+) -> tuple[dict[str, Any], dict[str, Any], dict[str, int]]:
+    """(parameters vmap maps, parameters it holds fixed, the mapped ones' axes)."""
+    mapped = {k: v for k, v in params.items() if in_axes.get(k) is not None}
+    fixed = {k: v for k, v in params.items() if in_axes.get(k) is None}
+    return mapped, fixed, {k: in_axes[k] for k in mapped}  # type: ignore[misc]
+
+
 class Adapter(ABC):
     """One framework (or one way of using it, e.g. GPyTorch with a RootLinearOperator)."""
 
@@ -52,8 +61,14 @@ class Adapter(ABC):
     package: ClassVar[str]
     #: Module to import to find out whether the framework is installed.
     module: ClassVar[str]
-    #: family → bindings; see :mod:`conformance.registry`.
-    bindings: ClassVar[Bindings]
+    #: family → bindings, given in code (a third-party adapter); None: read from the registry
+    #: (:mod:`conformance.registry`) under :attr:`registry_name`, when first asked for.
+    bindings: ClassVar[Bindings | None] = None
+    #: The registry's key for this framework (``torch``); subclasses of an adapter inherit it.
+    registry_name: ClassVar[str | None] = None
+    #: Module whose attribute named after a family builds it (``torch.distributions``): the
+    #: registry's default binding for every family whose file does not say otherwise.
+    family_module: ClassVar[str | None] = None
     #: What the framework raises ValueError for by default: ``all`` (invalid parameters and
     #: values outside the support), ``params`` (invalid parameters only) or ``none``. A binding
     #: may override it. Checks hold the framework to this declaration.
@@ -79,8 +94,16 @@ class Adapter(ABC):
         """Why ``device`` cannot be used by this framework here, or None."""
         return None if device == "cpu" else f"{self.name} does not support device {device!r}"
 
+    def family_bindings(self) -> Bindings:
+        """family → bindings: the class's own, else the registry's (read once, on first use)."""
+        if self.bindings is not None:
+            return self.bindings
+        if self.registry_name is None:
+            return {}
+        return bindings_for(self.registry_name, self.family_module)
+
     def binding(self, family: str, parametrization: str) -> Binding | str:
-        found = find_binding(self.bindings, family, parametrization)
+        found = find_binding(self.family_bindings(), family, parametrization)
         return found if isinstance(found, Binding) else f"{self.name} {found}"
 
     def notes(self, binding: Binding, params: Mapping[str, np.ndarray]) -> dict:

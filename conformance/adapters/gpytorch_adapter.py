@@ -20,7 +20,7 @@ from conformance.adapters.base import import_dotted
 from conformance.adapters.structure import block_size, kronecker_factors
 from conformance.adapters.torch_adapter import TorchAdapter
 from conformance.operations import Operation
-from conformance.registry import Binding, bindings_for
+from conformance.registry import Binding
 
 _OPS = "linear_operator.operators"
 
@@ -51,7 +51,8 @@ class GpytorchAdapter(TorchAdapter):
         for op, how in TorchAdapter.operations.items()
         if op is not Operation.GRAD_FUNCTIONAL
     }
-    bindings = bindings_for("gpytorch")
+    registry_name = "gpytorch"
+    family_module = None  # only the families the registry binds (not torch's convention)
     operator: ClassVar[str] = "tensor"
 
     # ----- structure --------------------------------------------------------------------------
@@ -188,25 +189,25 @@ class GpytorchAdapter(TorchAdapter):
 
 class GpytorchDenseAdapter(GpytorchAdapter):
     name = "gpytorch.dense"
-    bindings = bindings_for("gpytorch.dense")
+    registry_name = "gpytorch.dense"
     operator = "DenseLinearOperator"
 
 
 class GpytorchRootAdapter(GpytorchAdapter):
     name = "gpytorch.root"
-    bindings = bindings_for("gpytorch.root")
+    registry_name = "gpytorch.root"
     operator = "RootLinearOperator"
 
 
 class GpytorchDiagAdapter(GpytorchAdapter):
     name = "gpytorch.diag"
-    bindings = bindings_for("gpytorch.diag")
+    registry_name = "gpytorch.diag"
     operator = "DiagLinearOperator"
 
 
 class GpytorchBlockDiagAdapter(GpytorchAdapter):
     name = "gpytorch.blockdiag"
-    bindings = bindings_for("gpytorch.blockdiag")
+    registry_name = "gpytorch.blockdiag"
     operator = "BlockDiagLinearOperator"
 
 
@@ -215,7 +216,7 @@ class GpytorchKroneckerAdapter(GpytorchAdapter):
     B = Σ[:b, :b]); kron(A, B) then differs from Σ by a rounding or two, within tolerance."""
 
     name = "gpytorch.kronecker"
-    bindings = bindings_for("gpytorch.kronecker")
+    registry_name = "gpytorch.kronecker"
     operator = "KroneckerProductLinearOperator"
 
 
@@ -223,7 +224,7 @@ class GpytorchIterativeAdapter(GpytorchAdapter):
     """GPyTorch's iterative path on a DenseLinearOperator, forced even for small matrices."""
 
     name = "gpytorch.iterative"
-    bindings = bindings_for("gpytorch.iterative")
+    registry_name = "gpytorch.iterative"
     operator = "DenseLinearOperator"
     operations: ClassVar[Mapping[Operation, str]] = {
         Operation.GRAD: GpytorchAdapter.operations[Operation.GRAD]

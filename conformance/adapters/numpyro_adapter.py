@@ -14,9 +14,8 @@ from typing import Any, ClassVar
 import numpy as np
 
 from conformance.adapters import jax_cache
-from conformance.adapters.base import Adapter
+from conformance.adapters.base import Adapter, split_mapped
 from conformance.operations import Operation
-from conformance.registry import bindings_for
 
 
 def x64(enabled: bool) -> contextlib.AbstractContextManager:
@@ -37,7 +36,8 @@ class NumpyroAdapter(Adapter):
     # Parameters are validated eagerly at construction (when concrete); values outside the
     # support only warn unless numpyro.enable_validation() is on.
     validation = "params"
-    bindings = bindings_for("numpyro")
+    registry_name = "numpyro"
+    family_module = "numpyro.distributions"
     reproducer_dialect = "jax"
 
     def device_unavailable(self, device: str) -> str | None:
@@ -104,11 +104,6 @@ class NumpyroAdapter(Adapter):
             return dict(pullback(jnp.asarray(cotangent, dtype=out.dtype))[0])
         raise NotImplementedError(method)
 
-    def _split(self, params, in_axes):
-        mapped = {k: v for k, v in params.items() if in_axes.get(k) is not None}
-        fixed = {k: v for k, v in params.items() if in_axes.get(k) is None}
-        return mapped, fixed, {k: in_axes[k] for k in mapped}
-
     def _slice_vjp(self, binding, fixed, wrt):
         import jax
         import jax.numpy as jnp
@@ -128,7 +123,7 @@ class NumpyroAdapter(Adapter):
     def vmap_log_prob(self, binding, params, value, in_axes, value_axis):
         import jax
 
-        mapped, fixed, axes = self._split(params, in_axes)
+        mapped, fixed, axes = split_mapped(params, in_axes)
 
         def f(m: dict[str, Any], v: Any) -> Any:
             return self.log_prob(self.construct(binding, {**fixed, **m}), v)
@@ -138,7 +133,7 @@ class NumpyroAdapter(Adapter):
     def vmap_vjp(self, binding, params, value, cotangent, wrt, in_axes, value_axis):
         import jax
 
-        mapped, fixed, axes = self._split(params, in_axes)
+        mapped, fixed, axes = split_mapped(params, in_axes)
         fn = self._slice_vjp(binding, fixed, wrt)
         return dict(jax.vmap(fn, in_axes=(axes, value_axis, 0))(mapped, value, cotangent))
 

@@ -8,16 +8,16 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from conformance.adapters.base import Adapter
+from conformance.adapters.base import Adapter, split_mapped
 from conformance.operations import Operation
-from conformance.registry import bindings_for
 
 
 class TorchAdapter(Adapter):
     name = "torch"
     package = "torch"
     module = "torch"
-    bindings = bindings_for("torch")
+    registry_name = "torch"
+    family_module = "torch.distributions"
     reproducer_dialect = "torch"
 
     def device_unavailable(self, device: str) -> str | None:
@@ -83,15 +83,10 @@ class TorchAdapter(Adapter):
         finally:
             torch.distributions.Distribution.set_default_validate_args(previous)
 
-    def _split(self, params, in_axes):
-        mapped = {k: v for k, v in params.items() if in_axes.get(k) is not None}
-        fixed = {k: v for k, v in params.items() if in_axes.get(k) is None}
-        return mapped, fixed, {k: in_axes[k] for k in mapped}
-
     def vmap_log_prob(self, binding, params, value, in_axes, value_axis):
         import torch
 
-        mapped, fixed, axes = self._split(params, in_axes)
+        mapped, fixed, axes = split_mapped(params, in_axes)
 
         def f(m: dict[str, Any], v: Any) -> Any:
             return self.log_prob(self.construct(binding, {**fixed, **m}), v)
@@ -102,7 +97,7 @@ class TorchAdapter(Adapter):
     def vmap_vjp(self, binding, params, value, cotangent, wrt, in_axes, value_axis):
         import torch
 
-        mapped, fixed, axes = self._split(params, in_axes)
+        mapped, fixed, axes = split_mapped(params, in_axes)
 
         def slice_vjp(m: dict[str, Any], v: Any, ct: Any) -> dict[str, Any]:
             merged = {**fixed, **m}

@@ -107,7 +107,7 @@ class VmapCheck(_TransformCheck):
         arrays: dict = {}
         for mode, axis in modes.items():
             plan = plan_mapping(subject, axis)
-            params = {k: self._param(subject, k, v) for k, v in plan.params.items()}
+            params = {k: subject.param(k, v) for k, v in plan.params.items()}
             value = subject.array(plan.value)
             with subject.framework_call(f"vmap log_prob ({mode} axis {axis})"):
                 out = subject.adapter.vmap_log_prob(
@@ -140,15 +140,12 @@ class VmapCheck(_TransformCheck):
             return self.fail(subject, "vmap", "\n  ".join(problems), metrics, arrays)
         return CheckResult(True, metrics=metrics)
 
-    def _param(self, subject: Subject, name: str, array: np.ndarray):
-        return array.item() if name in subject.inputs.static else subject.array(array)
-
     def _vmap_grad(self, subject: Subject, axis: int, metrics: dict) -> list[str]:
         grad = subject.gradient
         if not grad.wrt:
             return []
         plan = plan_mapping(subject, axis)
-        params = {k: self._param(subject, k, v) for k, v in plan.params.items()}
+        params = {k: subject.param(k, v) for k, v in plan.params.items()}
         ct = np.moveaxis(grad.cotangent, axis, 0).astype(subject.dtype)
         with subject.framework_call("vmap of the gradient"):
             got = subject.adapter.vmap_vjp(

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 FAMILY_DIR = Path(__file__).parent / "families"
 
@@ -80,8 +80,17 @@ class FamilyEntry(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     family: str
-    frameworks: dict[str, tuple[Binding, ...]]
+    #: Bindings that differ from a framework's naming convention (``torch.distributions.<family>``,
+    #: see :attr:`Adapter.family_module`) — or of frameworks that have no such convention.
+    frameworks: dict[str, tuple[Binding, ...]] = Field(default_factory=dict)
+    #: Frameworks with a naming convention that do not offer this family → why.
+    unsupported: dict[str, str] = Field(default_factory=dict)
     notes: str = ""
+
+    @field_validator("frameworks", mode="before")
+    @classmethod
+    def _none_is_empty(cls, value: Any) -> Any:
+        return {} if value is None else value
 
 
 Bindings = Mapping[str, tuple[Binding, ...]]
@@ -102,11 +111,22 @@ def entries() -> dict[str, FamilyEntry]:
     return out
 
 
-def bindings_for(framework: str) -> dict[str, tuple[Binding, ...]]:
-    """family → bindings for one framework (adapter name)."""
-    return {
-        name: e.frameworks[framework] for name, e in entries().items() if framework in e.frameworks
-    }
+@cache
+def bindings_for(
+    framework: str, family_module: str | None = None
+) -> dict[str, tuple[Binding, ...]]:
+    """family → bindings for one framework (its registry name).
+
+    With ``family_module`` every registered family the file neither binds nor declares
+    unsupported for this framework gets the convention's binding, ``<family_module>.<family>``.
+    """
+    out: dict[str, tuple[Binding, ...]] = {}
+    for name, e in entries().items():
+        if framework in e.frameworks:
+            out[name] = e.frameworks[framework]
+        elif family_module is not None and framework not in e.unsupported:
+            out[name] = (Binding(constructor=f"{family_module}.{name}"),)
+    return out
 
 
 def find_binding(bindings: Bindings, family: str, parametrization: str) -> Binding | str:
