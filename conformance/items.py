@@ -62,7 +62,7 @@ class _Item(pytest.Item):
         return self.path, getattr(self, "_line", 1) - 1, self.name
 
 
-class CaseFile(pytest.File):
+class CaseFileCollector(pytest.File):
     """A YAML case file: its items are the plan's specs (see :mod:`conformance.plan`)."""
 
     def collect(self):
@@ -85,18 +85,18 @@ class ConformanceItem(_Item):
         self.spec = spec
         self.case, self.adapter, self.binding = spec.case, spec.adapter, spec.binding
         self.dtype, self.check, self.device = spec.dtype, spec.check, spec.device
-        self.known = spec.known_failures
+        self.expected_failures = spec.known_failures  # the known-failure entries it matches
         self._line = spec.case.line
         self.extra_keyword_matches.update({self.adapter.name, self.dtype, self.check.name})
         self.extra_keyword_matches.add(self.case.family)
         settings: Settings = self.config.stash[SETTINGS_KEY]
-        if self.known:
+        if self.expected_failures:
             self.add_marker(
                 pytest.mark.xfail(
-                    reason=known_failures.describe(self.known),
+                    reason=known_failures.describe(self.expected_failures),
                     raises=KnownFailureRaised,
                     strict=settings.strict_known_failures
-                    and not any(e.failure.flaky for e in self.known),
+                    and not any(e.failure.flaky for e in self.expected_failures),
                 )
             )
         self._add_static(**spec.static())
@@ -146,12 +146,12 @@ class ConformanceItem(_Item):
             pytest.skip(result.skip_reason)
         if not result.passed:
             kind = result.kind or "value"
-            expected = {k for e in self.known for k in e.failure.kind}
+            expected = {k for e in self.expected_failures for k in e.failure.kind}
             if kind in expected:
                 raise KnownFailureRaised(result.message, kind)
-            if self.known:
+            if self.expected_failures:
                 raise ConformanceProblem(
-                    f"{result.message}\n  known failure {', '.join(e.id for e in self.known)} "
+                    f"{result.message}\n  known failure {', '.join(e.id for e in self.expected_failures)} "
                     f"expects kind {sorted(expected)}, but this failure is of kind {kind!r}",
                     kind,
                 )

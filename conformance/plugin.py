@@ -21,7 +21,7 @@ import pytest
 
 from conformance import __version__, known_failures, memory, robustness, timing_plugin
 from conformance.expectations import SubjectFactory
-from conformance.items import FACTORY_KEY, SETTINGS_KEY, CaseFile, ConformanceItem
+from conformance.items import FACTORY_KEY, SETTINGS_KEY, CaseFileCollector, ConformanceItem
 from conformance.loader import CASE_SUFFIXES
 from conformance.report.junit import default_junitxml
 from conformance.report.publish import publish_after_run
@@ -123,7 +123,7 @@ def _is_case_file(file_path: Path, config: pytest.Config) -> bool:
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector):
     if _is_case_file(file_path, parent.config):
-        return CaseFile.from_parent(parent, path=file_path)
+        return CaseFileCollector.from_parent(parent, path=file_path)
     return None
 
 
