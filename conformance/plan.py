@@ -29,6 +29,20 @@ from conformance.settings import Settings
 from conformance.variants import VARIANT_CHECKS, derive_variants
 
 
+def _case_and_framework(case: Case, adapter: Adapter) -> dict[str, Any]:
+    """The record fields that say which case ran in which framework."""
+    return dict(
+        case=case.id,
+        file=case.file,
+        line=case.line,
+        family=case.family,
+        parametrization=case.parametrization,
+        framework=adapter.name,
+        package=adapter.package,
+        framework_version=adapter.version(),
+    )
+
+
 @dataclass(frozen=True, eq=False)
 class CheckSpec:
     """One check of one case in one framework and dtype: a conformance item."""
@@ -46,14 +60,7 @@ class CheckSpec:
     def static(self) -> dict[str, Any]:
         """The record fields fixed before the item runs (see :mod:`conformance.results`)."""
         out = dict(
-            case=self.case.id,
-            file=self.case.file,
-            line=self.case.line,
-            family=self.case.family,
-            parametrization=self.case.parametrization,
-            framework=self.adapter.name,
-            package=self.adapter.package,
-            framework_version=self.adapter.version(),
+            _case_and_framework(self.case, self.adapter),
             dtype=self.dtype,
             device=self.device,
             check=self.check.name,
@@ -82,17 +89,7 @@ class UnsupportedSpec:
     reason: str
 
     def static(self) -> dict[str, Any]:
-        return dict(
-            case=self.case.id,
-            file=self.case.file,
-            line=self.case.line,
-            family=self.case.family,
-            parametrization=self.case.parametrization,
-            framework=self.adapter.name,
-            package=self.adapter.package,
-            framework_version=self.adapter.version(),
-            check="unsupported",
-        )
+        return dict(_case_and_framework(self.case, self.adapter), check="unsupported")
 
 
 @dataclass(frozen=True, eq=False)
