@@ -271,7 +271,7 @@ class Settings:
             max_elements=self.max_elements,
         )
 
-    @property
+    @cached_property
     def opted_in(self) -> frozenset[Operation]:
         """The opt-in operations this run turns on (unknown names are :meth:`problems`)."""
         return frozenset(Operation(n) for n in self.opt_in if n in Operation.__members__.values())

@@ -50,16 +50,12 @@ def _keyword_option(args: list[str]) -> tuple[str | None, list[str]]:
     return ns.keyword, rest
 
 
-def _matches(expression: str, spec: Any) -> bool:
+def _matches(expression: Any, spec: Any) -> bool:
     """pytest's ``-k`` rule on a spec: each word is a case-insensitive substring of one of the
     item's keywords — its name and the names of the file and folders that hold it."""
-    from _pytest.mark.expression import Expression  # the grammar users type, parsed as pytest does
-
     file = Path(spec.case.file)
     keywords = [spec.name.lower(), *(part.lower() for part in file.parts)]
-    return Expression.compile(expression).evaluate(
-        lambda word, **_: any(word.lower() in k for k in keywords)
-    )
+    return expression.evaluate(lambda word, **_: any(word.lower() in k for k in keywords))
 
 
 def run(selection: list[str]) -> dict[str, Any]:
@@ -86,7 +82,10 @@ def run(selection: list[str]) -> dict[str, Any]:
         raise SystemExit("; ".join(settings.problems()))
     specs = [s for s in plan(settings) if isinstance(s, CheckSpec)]
     if keyword:
-        specs = [s for s in specs if _matches(keyword, s)]
+        from _pytest.mark.expression import Expression  # the grammar users type, as pytest does
+
+        compiled = Expression.compile(keyword)
+        specs = [s for s in specs if _matches(compiled, s)]
     factory = SubjectFactory(settings.device, settings.property_examples)
     evaluations, failures = 0.0, 0
     for spec in specs:
