@@ -210,11 +210,16 @@ class SubjectFactory:
         oracle's answer cannot be computed."""
         from conformance.subject import Subject
 
+        expectations = Expectations(case, binding, dtype)
+        if not expectations.expected.all_valid:
+            # Validation errors and warnings need concrete values: a framework that compiles
+            # by default meets such inputs eagerly, where its validation can see them.
+            adapter = adapter.eager()
         return Subject(
             adapter,
             binding,
             dtype,
             self.device,
-            Expectations(case, binding, dtype),
+            expectations,
             property_examples=self.property_examples,
         )

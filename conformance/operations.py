@@ -17,7 +17,8 @@ class Operation(StrEnum):
     GRAD = "grad"  # reverse mode through the framework's tape/pullback (autograd.grad, jax.grad)
     GRAD_FUNCTIONAL = "grad_functional"  # a functional transform (torch.func.grad, jax.vjp)
     VMAP = "vmap"
-    JIT = "jit"
+    JIT = "jit"  # compiled, where the framework's default is eager (torch.compile)
+    EAGER = "eager"  # op by op, where the framework's default is compiled (NumPyro under jax.jit)
     PLATE = "plate"
     SCAN = "scan"
     PLATE_IN_SCAN = "plate_in_scan"

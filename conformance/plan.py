@@ -138,7 +138,29 @@ def plan_file(path: Path, settings: Settings, display: str | None = None) -> lis
         except Exception as exc:
             message = f"cannot expand the case: {type(exc).__name__}: {exc}"
             specs.append(_error_spec(CaseError(case.file, case.line, case.id, message)))
-    return specs
+    return quick_selection(specs) if settings.quick else specs
+
+
+#: The tag that keeps a case's every item in a quick run: the cases of the seed bugs.
+SEED_TAG = "seed"
+
+
+def quick_selection(specs: list[ItemSpec]) -> list[ItemSpec]:
+    """``--quick``: of one file's items, the first of each family × framework × check × dtype,
+    every item of a case tagged ``seed``, and every error and unsupported item (never hidden).
+
+    Per file and in plan order, so it is deterministic and a file's selection does not depend
+    on which other files a run reads."""
+    seen: set[tuple[str, str, str, str]] = set()
+    kept: list[ItemSpec] = []
+    for spec in specs:
+        if isinstance(spec, CheckSpec):
+            key = (spec.case.family, spec.adapter.name, spec.check.name, spec.dtype)
+            if key in seen and SEED_TAG not in spec.case.spec.tags:
+                continue
+            seen.add(key)
+        kept.append(spec)
+    return kept
 
 
 def plan(
@@ -186,11 +208,11 @@ def checks_for(settings: Settings, case: Case) -> list[str]:
     """The checks selected for ``case``: a broadcast variant runs the variant checks only."""
     if case.variant:
         return [c for c in settings.selected_checks(list(VARIANT_CHECKS)) if c in CHECKS]
-    return [
-        c
-        for c in settings.selected_checks(case.spec.checks)
-        if c in CHECKS and c not in VARIANT_CHECKS
-    ]
+    listed = case.spec.checks
+    if listed is not None and "eager" not in listed:
+        # The eager check re-runs the case's own checks op by op: it comes with any of them.
+        listed = [*listed, "eager"]
+    return [c for c in settings.selected_checks(listed) if c in CHECKS and c not in VARIANT_CHECKS]
 
 
 def _expand(expansion: _Expansion, case: Case, params64) -> Iterator[ItemSpec]:

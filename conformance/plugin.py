@@ -8,6 +8,7 @@ every report (the xdist controller), and only when case items were collected.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import json
 import os
@@ -20,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from conformance import __version__, known_failures, memory, robustness, timing_plugin
+from conformance.adapters import jax_cache
 from conformance.expectations import SubjectFactory
 from conformance.items import FACTORY_KEY, SETTINGS_KEY, CaseFileCollector, ConformanceItem
 from conformance.loader import CASE_SUFFIXES
@@ -259,6 +261,8 @@ class Recorder:
         else:
             reasons = ("no result reported (crashed worker?)", "started but never finished")
         records = self.collector.finalize(*reasons)
+        with contextlib.suppress(OSError):  # the workers are done: nothing writes the caches
+            jax_cache.share_between_workers()
         if exitstatus == pytest.ExitCode.USAGE_ERROR:
             return  # nothing ran; keep whatever results.json a real run left
         self.stale, self.inactive = known_failures.unmatched(

@@ -131,9 +131,10 @@ def call_source(
 def _body_shapes(ctx: dict) -> list[str]:
     d = ctx["dialect"]
     return [
+        *(_compiled_log_prob(ctx) if ctx["compiled"] else []),
         f"dist = {ctx['call']}",
         f"batch_shape, event_shape = {d.batch_shape.format(d='dist')}, {d.event_shape.format(d='dist')}",
-        f"log_prob = {d.to_numpy('dist.log_prob(value)')}",
+        f"log_prob = {d.to_numpy(_log_prob_expr(ctx))}",
         "actual = {'batch_shape': batch_shape, 'event_shape': event_shape, "
         "'log_prob_shape': tuple(log_prob.shape)}",
         "print('expected shapes:', EXPECTED_SHAPES)",
@@ -145,11 +146,27 @@ def _body_shapes(ctx: dict) -> list[str]:
     ]
 
 
+def _compiled_log_prob(ctx: dict) -> list[str]:
+    """Construction and log_prob in one ``jax.jit`` function, as the compiled items evaluate."""
+    args = ", ".join([*ctx["arrays"], "value"])
+    return [
+        "@jax.jit",
+        f"def compiled_log_prob({args}):",
+        f"    return {ctx['call']}.log_prob(value)",
+    ]
+
+
+def _log_prob_expr(ctx: dict) -> str:
+    if not ctx["compiled"]:
+        return "dist.log_prob(value)"
+    return f"compiled_log_prob({', '.join([*ctx['arrays'], 'value'])})"
+
+
 def _body_log_prob(ctx: dict) -> list[str]:
     d = ctx["dialect"]
     return [
-        f"dist = {ctx['call']}",
-        f"actual = {d.to_numpy('dist.log_prob(value)')}.astype(np.float64)",
+        *(_compiled_log_prob(ctx) if ctx["compiled"] else [f"dist = {ctx['call']}"]),
+        f"actual = {d.to_numpy(_log_prob_expr(ctx))}.astype(np.float64)",
         "print('log_prob shape', actual.shape, 'expected', EXPECTED.shape)",
         "if actual.shape != EXPECTED.shape:",
         "    report(True, 'log_prob shape mismatch')",
@@ -216,23 +233,53 @@ def _body_grad(ctx: dict) -> list[str]:
             f"for n, g in zip({list(wrt)!r}, grads)}}"
         )
         return lines + _grad_compare_lines()
-    lines = [
-        f"def log_prob({args}):",
-        f"    dist = {ctx['call']}",
-        "    return dist.log_prob(value)",
-    ]
-    if ctx["method"] == "grad_functional":
-        lines += [
-            f"out, pullback = jax.vjp(log_prob, {args})",
-            "grads = pullback(CT.astype(out.dtype))",
-        ]
+    if ctx["compiled"]:
+        lines = _compiled_grad(ctx)
     else:
-        lines.append(
-            f"grads = jax.grad(lambda {args}: jnp.sum(log_prob({args}) * CT), "
-            f"argnums={argnums!r})({args})"
-        )
+        lines = [
+            f"def log_prob({args}):",
+            f"    dist = {ctx['call']}",
+            "    return dist.log_prob(value)",
+        ]
+        if ctx["method"] == "grad_functional":
+            lines += [
+                f"out, pullback = jax.vjp(log_prob, {args})",
+                "grads = pullback(CT.astype(out.dtype))",
+            ]
+        else:
+            lines.append(
+                f"grads = jax.grad(lambda {args}: jnp.sum(log_prob({args}) * CT), "
+                f"argnums={argnums!r})({args})"
+            )
     lines.append(f"GRADS = {{n: np.asarray(g) for n, g in zip({list(wrt)!r}, grads)}}")
     return lines + _grad_compare_lines()
+
+
+def _compiled_grad(ctx: dict) -> list[str]:
+    """The gradient in one ``jax.jit`` function taking every array (value and cotangent too) as
+    an argument, as the compiled items do: nothing is a constant XLA could fold."""
+    wrt = ctx["wrt"]
+    every = ", ".join([*ctx["arrays"], "value"])
+    lines = [
+        f"def log_prob({every}):",
+        f"    return {ctx['call']}.log_prob(value)",
+    ]
+    if ctx["method"] == "grad_functional":
+        return [
+            *lines,
+            f"def pullback({every}, ct):",
+            f"    out, back = jax.vjp(lambda {', '.join(wrt)}: log_prob({every}), {', '.join(wrt)})",
+            "    return back(ct.astype(out.dtype))",
+            f"grads = jax.jit(pullback)({every}, CT)",
+        ]
+    names = [*ctx["arrays"], "value"]
+    argnums = tuple(names.index(n) for n in wrt)
+    return [
+        *lines,
+        f"def objective({every}, ct):",
+        f"    return jnp.sum(log_prob({every}) * ct)",
+        f"grads = jax.jit(jax.grad(objective, argnums={argnums!r}))({every}, CT)",
+    ]
 
 
 BODIES: dict[str, Callable[[dict], list[str]]] = {
@@ -283,6 +330,8 @@ def render(
     subject, check_name: str, message: str, extra_constants: Mapping[str, np.ndarray] | None = None
 ) -> str | None:
     """The reproducer script for a failed ``check_name`` on ``subject``, or None if unsupported."""
+    if check_name == "eager":  # the case's own log_prob, op by op
+        subject, check_name = subject.eagerly(), "log_prob"
     dialect_name = subject.adapter.reproducer_dialect
     if dialect_name not in DIALECTS or check_name not in BODIES:
         return None
@@ -352,6 +401,10 @@ def render(
         "dtype": subject.dtype,
         "call": call,
         "method": check_name,
+        # The array inputs by name (static ones are literals in the call): a compiled
+        # function's arguments.
+        "arrays": [n for n in call_arrays if n not in inputs.static],
+        "compiled": adapter.evaluates_compiled(),
     }
     if check_name in ("grad", "grad_functional"):
         lines += _grad_constants(subject, dialect)

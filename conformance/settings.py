@@ -93,6 +93,13 @@ def add_options(add: Callable[..., Any]) -> None:
         help="run only the K-th of N deterministic shards of the items (CONFORMANCE_SHARD)",
     )
     add(
+        "--quick",
+        action="store_true",
+        default=None,
+        help="a pull-request-sized run: the first item of each family × framework × check × "
+        "dtype in each case file, and every item of the seed bugs' cases (CONFORMANCE_QUICK=1)",
+    )
+    add(
         "--property",
         type=int,
         metavar="N",
@@ -173,6 +180,8 @@ class Settings:
     builtin_known_failures: bool = True
     strict_known_failures: bool = True
     shard: tuple[int, int] | None = None  # (k, n), 1-based k
+    #: ``--quick``: see :func:`conformance.plan.quick_selection`.
+    quick: bool = False
     #: Opt-in operations to run where an adapter offers them only on request (names).
     opt_in: list[str] = field(default_factory=list)
     #: Robustness (see :mod:`conformance.robustness`): seconds per case item (None: none),
@@ -233,6 +242,7 @@ class Settings:
                 opt.strict_known_failures if opt.strict_known_failures is not None else True
             ),
             shard=parse_shard(given("shard", "CONFORMANCE_SHARD")),
+            quick=bool(getattr(opt, "quick", None)) or env.get("CONFORMANCE_QUICK") == "1",
             opt_in=listed("opt_in", "CONFORMANCE_OPT_IN")
             + (["jit"] if env.get("CONFORMANCE_TORCH_COMPILE") == "1" else []),
             **_robustness(given),

@@ -94,6 +94,11 @@ class Subject:
         """This subject on the case with the drawn batch shapes (property mode)."""
         return dataclasses.replace(self, expectations=self.expectations.with_batch_shapes(shapes))
 
+    def eagerly(self) -> Subject:
+        """This subject evaluated op by op (itself where that is how its framework runs)."""
+        eager = self.adapter.eager()
+        return self if eager is self.adapter else dataclasses.replace(self, adapter=eager)
+
     @property
     def expects_type_error(self) -> bool:
         """Whether the binding declares it rejects this case's value dtype with a TypeError."""

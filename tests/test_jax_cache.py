@@ -27,3 +27,30 @@ def test_old_jaxlib_runs_without_the_cache() -> None:
     assert not jax_cache.cache_is_safe("0.4.34")
     assert not jax_cache.cache_is_safe("not installed")
     assert jax_cache.cache_is_safe("0.5.0") and jax_cache.cache_is_safe("0.10.2")
+
+
+def test_after_a_run_every_worker_directory_holds_every_entry(monkeypatch, tmp_path) -> None:
+    monkeypatch.setenv(jax_cache.ENV, str(tmp_path))
+    monkeypatch.delenv("PYTEST_XDIST_WORKER", raising=False)
+    release = tmp_path / f"jaxlib-{version_text('jaxlib')}"
+    for worker, names in {"gw0": ["a-cache", "b-cache"], "gw1": ["b-cache", "c-cache"]}.items():
+        (release / worker).mkdir(parents=True)
+        for name in names:
+            (release / worker / name).write_bytes(f"{worker}:{name}".encode())
+    assert jax_cache.share_between_workers() == 2
+    for worker in ("gw0", "gw1"):
+        assert sorted(p.name for p in (release / worker).iterdir()) == [
+            "a-cache",
+            "b-cache",
+            "c-cache",
+        ]
+    # An entry a worker already had is never replaced.
+    assert (release / "gw1" / "b-cache").read_bytes() == b"gw1:b-cache"
+    assert jax_cache.share_between_workers() == 0
+
+
+def test_sharing_without_a_cache_does_nothing(monkeypatch, tmp_path) -> None:
+    monkeypatch.setenv(jax_cache.ENV, "off")
+    assert jax_cache.share_between_workers() == 0
+    monkeypatch.setenv(jax_cache.ENV, str(tmp_path / "never-made"))
+    assert jax_cache.share_between_workers() == 0

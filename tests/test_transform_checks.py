@@ -62,14 +62,34 @@ def test_in_place_write_under_vmap_fails_with_the_framework_message() -> None:
     assert "inplace" in result.message or "in-place" in result.message
 
 
-def test_jit_passes_on_numpyro_and_flags_a_jit_only_failure() -> None:
+def test_numpyro_items_run_compiled_and_the_eager_check_names_an_eager_only_failure() -> None:
     case = make_case(NORMAL)
-    assert run_check(case, "numpyro", "float64", "jit").passed
-    adapter = fake_adapters.JitOnlyAdapter()
-    assert run_check(case, adapter.name, "float64", "log_prob", adapter=adapter).passed
-    result = run_check(case, adapter.name, "float64", "jit", adapter=adapter)
-    assert not result.passed and result.kind == "jit_only"
-    assert "eager log_prob matches the oracle: the failure is compiled-only" in result.message
+    assert run_check(case, "numpyro", "float64", "eager").passed
+    # Wrong only under jax.jit: the default (compiled) items see it, the eager item does not.
+    jit_only = fake_adapters.JitOnlyAdapter()
+    result = run_check(case, jit_only.name, "float64", "log_prob", adapter=jit_only)
+    assert not result.passed and result.kind == "value"
+    assert run_check(case, jit_only.name, "float64", "eager", adapter=jit_only).passed
+    # Wrong only op by op: the eager item names it, the compiled items pass.
+    eager_only = fake_adapters.EagerOnlyAdapter()
+    for check in ("shapes", "log_prob", "grad", "vmap", "plate"):
+        assert run_check(case, eager_only.name, "float64", check, adapter=eager_only).passed, check
+    result = run_check(case, eager_only.name, "float64", "eager", adapter=eager_only)
+    assert not result.passed and result.kind == "eager_only"
+    assert "compiled (the other items' evaluation) matches the oracle: eager-only" in result.message
+
+
+def test_inputs_outside_the_domain_are_evaluated_eagerly_where_validation_sees_them() -> None:
+    case = make_case(
+        """
+        - id: negative-scale
+          family: Normal
+          params: {loc: 0.0, scale: -1.0}
+          value: 0.5
+        """
+    )
+    result = run_check(case, "numpyro", "float64", "log_prob")
+    assert result.passed and "validation_error" in result.metrics, result
 
 
 @pytest.mark.parametrize("kind", ["plate", "scan", "plate_in_scan"])

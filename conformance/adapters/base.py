@@ -119,6 +119,15 @@ class Adapter(ABC):
         return None
 
     # ----- evaluation -----------------------------------------------------------------------
+    def evaluates_compiled(self) -> bool:
+        """Whether construction and log_prob run compiled (reproducers then compile them too)."""
+        return False
+
+    def eager(self) -> Adapter:
+        """This framework evaluating op by op: the adapter itself unless it compiles by default
+        (NumPyro). Used by the ``eager`` check and for inputs a framework validates eagerly."""
+        return self
+
     @contextlib.contextmanager
     def precision(self, dtype: str) -> Iterator[None]:
         """Context in which arrays of ``dtype`` behave (JAX needs x64 switched on for float64)."""

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 from pathlib import Path
 
 from packaging.version import InvalidVersion, Version
@@ -83,3 +84,38 @@ def configure() -> None:
         # An old JAX without one of these knobs runs without it.
         with contextlib.suppress(AttributeError, KeyError, ValueError):
             jax.config.update(name, value)
+
+
+def share_between_workers() -> int:
+    """Give every worker's cache directory the executables the others compiled; returns how
+    many entries were added.
+
+    Each process keeps its own directory (concurrent writers can corrupt an entry), and xdist
+    hands items to whichever worker is free, so on the next run a worker meets shapes that only
+    the other one compiled. Run after the workers are done (no writer is left): entries are
+    hard-linked (copied where links are not possible), so the next run starts warm everywhere.
+    """
+    here = cache_dir()
+    if here is None or not here.parent.is_dir():
+        return 0
+    dirs = [d for d in here.parent.iterdir() if d.is_dir()]
+    found: dict[str, Path] = {}
+    for d in dirs:
+        for entry in d.iterdir():
+            if entry.is_file() and not entry.name.startswith("."):
+                found.setdefault(entry.name, entry)
+    added = 0
+    for d in dirs:
+        for name, source in found.items():
+            target = d / name
+            if target.exists():
+                continue
+            try:
+                try:
+                    os.link(source, target)
+                except OSError:
+                    shutil.copyfile(source, target)
+            except OSError:
+                continue  # a full disk or a read-only directory costs warmth, not the run
+            added += 1
+    return added

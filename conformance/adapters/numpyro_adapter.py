@@ -1,4 +1,10 @@
-"""numpyro.distributions on JAX.
+"""numpyro.distributions on JAX, compiled by default as its users run it.
+
+Construction, ``log_prob``, gradients, vmap and effect-handler sites each evaluate inside one
+``jax.jit`` function per binding and operation (see :mod:`conformance.adapters.jax_compiled`);
+:meth:`NumpyroAdapter.eager` is the same framework op by op, for the ``eager`` check and for
+inputs outside the support or domain (validation errors and warnings are eager behaviour:
+under ``jax.jit`` NumPyro cannot see the values).
 
 float64 runs switch JAX's x64 mode on only inside :meth:`NumpyroAdapter.precision`, so it never
 leaks into float32 runs in the same process (and a global ``JAX_ENABLE_X64`` cannot leak either).
@@ -15,7 +21,9 @@ import numpy as np
 
 from conformance.adapters import jax_cache
 from conformance.adapters.base import Adapter, split_mapped
+from conformance.adapters.jax_compiled import CompiledFunctions, Deferred, signature
 from conformance.operations import Operation
+from conformance.registry import Binding
 
 
 def x64(enabled: bool) -> contextlib.AbstractContextManager:
@@ -61,6 +69,9 @@ class NumpyroAdapter(Adapter):
 
     def release_caches(self) -> None:
         """Eager JAX keeps an XLA executable per primitive and shape for good: drop them all."""
+        self._functions.clear()
+        if self._eager_twin is not None:
+            self._eager_twin.release_caches()
         jax = sys.modules.get("jax")
         if jax is not None:
             jax.clear_caches()
@@ -82,60 +93,166 @@ class NumpyroAdapter(Adapter):
         Operation.GRAD: "jax.grad",
         Operation.GRAD_FUNCTIONAL: "jax.vjp",
         Operation.VMAP: "jax.vmap",
-        Operation.JIT: "jax.jit",
+        Operation.EAGER: "op by op, without jax.jit",
         Operation.PLATE: "numpyro.plate",
         Operation.SCAN: "numpyro.contrib.control_flow.scan",
         Operation.PLATE_IN_SCAN: "numpyro.plate inside numpyro.contrib.control_flow.scan",
     }
 
+    # ----- compiled or eager ----------------------------------------------------------------
+    def __init__(self, compiled: bool = True) -> None:
+        self.compiled = compiled
+        self._eager_twin: NumpyroAdapter | None = None
+        self._functions = CompiledFunctions()
+
+    def evaluates_compiled(self) -> bool:
+        return self.compiled
+
+    def eager(self) -> NumpyroAdapter:
+        if not self.compiled:
+            return self
+        if self._eager_twin is None:
+            self._eager_twin = type(self)(compiled=False)
+        return self._eager_twin
+
+    def _distribution(self, binding: Binding, params: Mapping[str, Any]) -> Any:
+        """The real NumPyro distribution (inside a compiled function, or eagerly)."""
+        return Adapter.construct(self, binding, params)
+
+    def construct(self, binding: Binding, params: Mapping[str, Any]) -> Any:
+        if not self.compiled:
+            return self._distribution(binding, params)
+        import jax
+        import jax.numpy as jnp
+
+        arrays, static = self._arrays_and_static(params)
+        key = ("shapes", *self._functions.key(binding, static), signature(arrays))
+        shapes = self._functions.values.get(key)
+        if shapes is None:
+            found: dict[str, tuple[int, ...]] = {}
+
+            def build(a: dict[str, Any]) -> Any:
+                dist = self._distribution(binding, {**static, **a})
+                found["batch"], found["event"] = tuple(dist.batch_shape), tuple(dist.event_shape)
+                return jnp.zeros(())
+
+            jax.eval_shape(build, arrays)
+            shapes = self._functions.values[key] = (found["batch"], found["event"])
+        return Deferred(self, binding, arrays, static, *shapes)
+
+    def compiled_log_prob(self, dist: Deferred, value: Any) -> Any:
+        """``dist.log_prob(value)`` of a :class:`Deferred`: construction and log_prob compiled."""
+
+        def make() -> Any:
+            def log_prob(arrays: dict[str, Any], v: Any) -> Any:
+                built = self._distribution(dist.binding, {**dist.static, **arrays})
+                return self.log_prob(built, v)
+
+            return log_prob
+
+        known = self._functions.remembered_log_prob(dist.binding, dist.static, dist.arrays, value)
+        if known is not None:
+            return known
+        fn = self._functions.jitted(("log_prob",), dist.binding, dist.static, make)
+        return fn(dist.arrays, value)
+
+    def _objective(self, binding, static):
+        """(arrays, value, cotangent) → Σ cotangent · log_prob as a function of ``wrt`` only."""
+        import jax.numpy as jnp
+
+        def objective(primals: dict[str, Any], arrays: dict[str, Any], v: Any, ct: Any) -> Any:
+            p = {**static, **arrays, **{k: x for k, x in primals.items() if k != "value"}}
+            lp = self.log_prob(self._distribution(binding, p), primals.get("value", v))
+            return jnp.sum(lp * ct)
+
+        return objective
+
     def log_prob_vjp(self, binding, params, value, cotangent, wrt, method):
         import jax
         import jax.numpy as jnp
 
-        def log_prob(args: dict[str, Any]) -> Any:
-            merged = {**params, **{k: v for k, v in args.items() if k != "value"}}
-            return self.log_prob(self.construct(binding, merged), args.get("value", value))
-
+        arrays, static = self._arrays_and_static(params)
         primals = {k: value if k == "value" else params[k] for k in wrt}
-        if method == "grad":
-            return dict(jax.grad(lambda a: jnp.sum(log_prob(a) * cotangent))(primals))
-        if method == "grad_functional":
-            out, pullback = jax.vjp(log_prob, primals)
-            return dict(pullback(jnp.asarray(cotangent, dtype=out.dtype))[0])
-        raise NotImplementedError(method)
 
-    def _slice_vjp(self, binding, fixed, wrt):
-        import jax
-        import jax.numpy as jnp
+        def make() -> Any:
+            """(primals, arrays, value, cotangent) → (gradient, log_prob): a compiled gradient
+            computes log_prob on the way, as MCMC's value-and-grad does."""
 
-        def slice_vjp(m: dict[str, Any], v: Any, ct: Any) -> dict[str, Any]:
-            merged = {**fixed, **m}
-            primals = {k: v if k == "value" else merged[k] for k in wrt}
+            def log_prob(pr: dict[str, Any], a: dict[str, Any], v: Any) -> Any:
+                p = {**static, **a, **{k: x for k, x in pr.items() if k != "value"}}
+                return self.log_prob(self._distribution(binding, p), pr.get("value", v))
 
-            def objective(pr: dict[str, Any]) -> Any:
-                p = {**merged, **{k: x for k, x in pr.items() if k != "value"}}
-                return jnp.sum(self.log_prob(self.construct(binding, p), pr.get("value", v)) * ct)
+            if method == "grad":
 
-            return jax.grad(objective)(primals)
+                def grad(primals, a, v, ct):
+                    def objective(pr: dict[str, Any]) -> tuple[Any, Any]:
+                        lp = log_prob(pr, a, v)
+                        return jnp.sum(lp * ct), lp
 
-        return slice_vjp
+                    return jax.grad(objective, has_aux=True)(primals)
+
+                return grad
+
+            def pullback(primals, a, v, ct):
+                out, back = jax.vjp(lambda pr: log_prob(pr, a, v), primals)
+                return back(jnp.asarray(ct, dtype=out.dtype))[0], out
+
+            return pullback
+
+        if method not in ("grad", "grad_functional"):
+            raise NotImplementedError(method)
+        if not self.compiled:
+            return dict(make()(primals, arrays, value, cotangent)[0])
+        fn = self._functions.jitted(("vjp", method, tuple(wrt)), binding, static, make)
+        grads, lp = fn(primals, arrays, value, cotangent)
+        self._functions.remember_log_prob(binding, static, arrays, value, lp)
+        return dict(grads)
 
     def vmap_log_prob(self, binding, params, value, in_axes, value_axis):
         import jax
 
         mapped, fixed, axes = split_mapped(params, in_axes)
+        arrays, static = self._arrays_and_static(fixed)
 
-        def f(m: dict[str, Any], v: Any) -> Any:
-            return self.log_prob(self.construct(binding, {**fixed, **m}), v)
+        def make() -> Any:
+            def f(m: dict[str, Any], a: dict[str, Any], v: Any) -> Any:
+                return self.log_prob(self._distribution(binding, {**static, **a, **m}), v)
 
-        return jax.vmap(f, in_axes=(axes, value_axis))(mapped, value)
+            def mapped_log_prob(m, a, v):
+                return jax.vmap(f, in_axes=(axes, None, value_axis))(m, a, v)
+
+            return mapped_log_prob
+
+        key = ("vmap", tuple(sorted(axes.items())), value_axis)
+        return self._call(key, binding, static, make, mapped, arrays, value)
 
     def vmap_vjp(self, binding, params, value, cotangent, wrt, in_axes, value_axis):
         import jax
 
         mapped, fixed, axes = split_mapped(params, in_axes)
-        fn = self._slice_vjp(binding, fixed, wrt)
-        return dict(jax.vmap(fn, in_axes=(axes, value_axis, 0))(mapped, value, cotangent))
+        arrays, static = self._arrays_and_static(fixed)
+
+        def make() -> Any:
+            objective = self._objective(binding, static)
+
+            def slice_vjp(m: dict[str, Any], a: dict[str, Any], v: Any, ct: Any) -> Any:
+                merged = {**a, **m}
+                primals = {k: v if k == "value" else merged[k] for k in wrt}
+                return jax.grad(objective)(primals, merged, v, ct)
+
+            def mapped_vjp(m, a, v, ct):
+                return jax.vmap(slice_vjp, in_axes=(axes, None, value_axis, 0))(m, a, v, ct)
+
+            return mapped_vjp
+
+        key = ("vmap_vjp", tuple(sorted(axes.items())), value_axis, tuple(wrt))
+        return dict(self._call(key, binding, static, make, mapped, arrays, value, cotangent))
+
+    def _call(self, key, binding, static, make, *args):
+        """``make()`` applied to ``args``: compiled (and reused) or eagerly, as this adapter runs."""
+        if not self.compiled:
+            return make()(*args)
+        return self._functions.jitted(key, binding, static, make)(*args)
 
     def _arrays_and_static(self, params):
         import jax
@@ -144,24 +261,6 @@ class NumpyroAdapter(Adapter):
         static = {k: v for k, v in params.items() if k not in arrays}
         return arrays, static
 
-    def jit_log_prob(self, binding, params, value):
-        import jax
-
-        arrays, static = self._arrays_and_static(params)
-
-        @jax.jit
-        def f(p: dict[str, Any], v: Any) -> Any:
-            return self.log_prob(self.construct(binding, {**static, **p}), v)
-
-        return f(arrays, value)
-
-    def jit_vjp(self, binding, params, value, cotangent, wrt):
-        import jax
-
-        arrays, static = self._arrays_and_static(params)
-        fn = self._slice_vjp(binding, static, wrt)
-        return dict(jax.jit(fn)(arrays, value, cotangent))
-
     def effect_site(self, kind, binding, params, value, plate, steps):
         import jax.numpy as jnp
         import numpyro
@@ -169,38 +268,51 @@ class NumpyroAdapter(Adapter):
         from numpyro.contrib.control_flow import scan
 
         arrays, static = self._arrays_and_static(params)
+        batch_shapes = self._functions.values
 
-        def sample(p: dict[str, Any], obs: Any) -> None:
-            dist = self.construct(binding, {**static, **p})
-            if plate is None:
-                numpyro.sample("x", dist, obs=obs)
-                return
-            with numpyro.plate("plate", plate[0], dim=plate[1]):
-                numpyro.sample("x", dist, obs=obs)
+        def make() -> Any:
+            def site_log_prob(arrays: dict[str, Any], value: Any) -> Any:
+                def sample(p: dict[str, Any], obs: Any) -> None:
+                    dist = self._distribution(binding, {**static, **p})
+                    if plate is None:
+                        numpyro.sample("x", dist, obs=obs)
+                        return
+                    with numpyro.plate("plate", plate[0], dim=plate[1]):
+                        numpyro.sample("x", dist, obs=obs)
 
-        if kind == "plate":
+                if kind == "plate":
 
-            def model() -> None:
-                sample(arrays, value)
+                    def model() -> None:
+                        sample(arrays, value)
 
-        else:
-            # Every parameter enters the scan body as carry + input, like the model of
-            # pyro-ppl/numpyro#1971 (loc = c + a): the body sees per-step parameters.
-            def model() -> None:
-                def body(carry: dict[str, Any], x: dict[str, Any]) -> tuple[dict[str, Any], None]:
-                    sample({k: carry[k] + x[k] for k in arrays}, x["value"])
-                    return carry, None
+                else:
+                    # Every parameter enters the scan body as carry + input, like the model of
+                    # pyro-ppl/numpyro#1971 (loc = c + a): the body sees per-step parameters.
+                    def model() -> None:
+                        def body(carry: dict[str, Any], x: dict[str, Any]) -> tuple[Any, None]:
+                            sample({k: carry[k] + x[k] for k in arrays}, x["value"])
+                            return carry, None
 
-                init = {k: jnp.zeros((), arrays[k].dtype) for k in arrays}
-                xs = {k: jnp.broadcast_to(v, (steps, *v.shape)) for k, v in arrays.items()}
-                xs["value"] = value
-                scan(body, init, xs)
+                        init = {k: jnp.zeros((), arrays[k].dtype) for k in arrays}
+                        xs = {k: jnp.broadcast_to(v, (steps, *v.shape)) for k, v in arrays.items()}
+                        xs["value"] = value
+                        scan(body, init, xs)
 
-        site = handlers.trace(handlers.seed(model, 0)).get_trace()["x"]
-        return tuple(site["fn"].batch_shape), site["fn"].log_prob(site["value"])
+                site = handlers.trace(handlers.seed(model, 0)).get_trace()["x"]
+                # Recorded while tracing: a compiled call that reuses the trace never runs this.
+                batch_shapes[(*key, *fkey, signature(arrays, value))] = tuple(
+                    site["fn"].batch_shape
+                )
+                return self.log_prob(site["fn"], site["value"])
+
+            return site_log_prob
+
+        key, fkey = ("site", kind, plate, steps), self._functions.key(binding, static)
+        out = self._call(key, binding, static, make, arrays, value)
+        return batch_shapes[(*key, *fkey, signature(arrays, value))], out
 
     def batch_shape(self, dist: Any) -> tuple[int, ...]:
-        return tuple(dist.batch_shape)
+        return tuple(dist.batch_shape)  # a Deferred's are the traced distribution's
 
     def event_shape(self, dist: Any) -> tuple[int, ...]:
         return tuple(dist.event_shape)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from conformance.checks.base import Check, CheckResult
 from conformance.checks.broadcast import BroadcastCheck
+from conformance.checks.eager import EagerCheck
 from conformance.checks.grad import GradCheck
 from conformance.checks.log_prob import LogProbCheck
 from conformance.checks.property import PropertyCheck
@@ -20,6 +21,7 @@ CHECKS: dict[str, Check] = {
         GradCheck(Operation.GRAD_FUNCTIONAL),
         VmapCheck(),
         JitCheck(),
+        EagerCheck(),
         EffectCheck(Operation.PLATE),
         EffectCheck(Operation.SCAN),
         EffectCheck(Operation.PLATE_IN_SCAN),

@@ -20,7 +20,7 @@ TORCH_NORMAL = (
     "--family=Normal",
     "--check=shapes,log_prob,grad,grad_functional,vmap",
 )
-NUMPYRO_NORMAL = ("--framework=numpyro", "--family=Normal", "--check=log_prob,jit")
+NUMPYRO_NORMAL = ("--framework=numpyro", "--family=Normal", "--check=log_prob,eager")
 
 CATALOGUE: tuple[Mutant, ...] = (
     Mutant(
@@ -151,9 +151,22 @@ CATALOGUE: tuple[Mutant, ...] = (
         framework="numpyro",
         apply=numpyro_mutants.apply_normal_jit_only,
         selection=NUMPYRO_NORMAL,
-        killers=("*/normal.yaml::batched-params[numpyro-*-jit]",),
+        # NumPyro's items evaluate compiled, as its users run it: the log_prob items see it;
+        # the eager item, op by op, takes the right branch.
+        killers=("*/normal.yaml::batched-params[numpyro-*-log_prob]",),
+        spared=("*-eager]",),
+        kinds=("value",),
+    ),
+    Mutant(
+        name="eager-only",
+        title="a branch taken only on concrete values drops the -log(scale) term",
+        replicates="a concrete-value fast path (a Python branch on the array) in numpyro's Normal",
+        framework="numpyro",
+        apply=numpyro_mutants.apply_normal_eager_only,
+        selection=NUMPYRO_NORMAL,
+        killers=("*/normal.yaml::batched-params[numpyro-*-eager]",),
         spared=("*-log_prob]",),
-        kinds=("jit_only",),
+        kinds=("eager_only",),
     ),
     Mutant(
         name="scale-tril-upper",

@@ -180,3 +180,28 @@ def apply_normal_jit_only(patch: Patcher) -> None:
         return original(self, value)
 
     patch.setattr(continuous.Normal, "log_prob", log_prob)
+
+
+# ----- own: a failure only op by op --------------------------------------------------------------
+def apply_normal_eager_only(patch: Patcher) -> None:
+    """Normal.log_prob that takes another branch when its value is a concrete array.
+
+    The mirror of :func:`apply_normal_jit_only`: a fast path guarded by a concrete-value test
+    (``isinstance(x, jax.Array)`` is false for a tracer) that drops the ``-log σ`` term, so only
+    eager calls are wrong and every compiled item passes.
+    """
+    from jax._src.interpreters.partial_eval import DynamicJaxprTracer
+    from numpyro.distributions import continuous
+    from numpyro.distributions.util import validate_sample
+
+    original = continuous.Normal.log_prob
+
+    @validate_sample
+    def log_prob(self: Any, value: Any) -> Any:
+        if not isinstance(value, DynamicJaxprTracer):
+            value_scaled = (value - self.loc) / self.scale
+            # MUTATION: the concrete branch forgets log(σ) in the normaliser.
+            return -0.5 * value_scaled**2 - math.log(math.sqrt(2 * math.pi))
+        return original(self, value)
+
+    patch.setattr(continuous.Normal, "log_prob", log_prob)

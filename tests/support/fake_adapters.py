@@ -134,6 +134,26 @@ class JitOnlyAdapter(_numpyro_base()):  # type: ignore[misc]
         return lp
 
 
+class EagerOnlyAdapter(_numpyro_base()):  # type: ignore[misc]
+    """Right when traced (jax.jit, grad, vmap); off by 1e-2 only on concrete values, op by op.
+
+    A compiled item calls this hook twice: on the deferred distribution (its compiled call, where
+    the traced inner call is right) and inside the compiled function; only a real distribution
+    evaluated on a concrete value is wrong."""
+
+    name = "fake.eager_only"
+
+    def log_prob(self, dist, value):
+        import jax
+
+        from conformance.adapters.jax_compiled import Deferred
+
+        lp = dist.log_prob(value)
+        if not isinstance(dist, Deferred) and not isinstance(value, jax.core.Tracer):
+            return lp + 1e-2
+        return lp
+
+
 class WrongPromotionAdapter(_numpyro_base()):  # type: ignore[misc]
     """NumPyro whose batch promotion under scan reads one parameter only (numpyro#1971)."""
 

@@ -1,0 +1,71 @@
+"""``--quick``: the pull-request preset keeps every family × framework × check × dtype, the seed
+bugs' cases whole, and every error; it is deterministic and far smaller than the full run."""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+from conformance.plan import SEED_TAG, CaseErrorSpec, CheckSpec, plan
+from conformance.settings import Settings, parse_options
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@cache
+def _plan(quick: bool) -> tuple:
+    argv = [f"--cases={REPO / 'cases'}"] + (["--quick"] if quick else [])
+    return tuple(plan(Settings.from_sources(parse_options(argv)[0], {}), root=REPO))
+
+
+def _keys(specs) -> set[tuple[str, str, str, str]]:
+    return {
+        (s.case.family, s.adapter.name, s.check.name, s.dtype)
+        for s in specs
+        if isinstance(s, CheckSpec)
+    }
+
+
+def test_quick_covers_every_family_framework_check_and_dtype_of_the_full_run() -> None:
+    full, quick = _plan(False), _plan(True)
+    assert _keys(quick) == _keys(full)
+    assert len(quick) * 5 < len(full)  # a preset, not the full run under another name
+
+
+def test_quick_keeps_every_item_of_the_seed_cases() -> None:
+    full, quick = _plan(False), _plan(True)
+    seeds = {s.name for s in full if isinstance(s, CheckSpec) and SEED_TAG in s.case.spec.tags}
+    assert {"numpyro-1971-plate-in-scan", "torchsharp-1334", "bernoulli-probs-int64-values"} <= {
+        n.split("[")[0] for n in seeds
+    }
+    assert any("+value-lead[gpytorch" in n for n in seeds)  # seed 2 is caught by a variant
+    assert seeds <= {s.name for s in quick}
+
+
+def test_quick_is_deterministic_and_a_subset_of_the_full_run() -> None:
+    quick = [s.name for s in _plan(True)]
+    assert quick == [s.name for s in plan(_settings(True), root=REPO)]
+    assert set(quick) <= {s.name for s in _plan(False)}
+
+
+def _settings(quick: bool, env: dict | None = None) -> Settings:
+    argv = [f"--cases={REPO / 'cases'}"] + (["--quick"] if quick else [])
+    return Settings.from_sources(parse_options(argv)[0], env or {})
+
+
+def test_quick_keeps_broken_cases_visible(tmp_path: Path) -> None:
+    broken = tmp_path / "broken.yaml"
+    broken.write_text(
+        "cases:\n"
+        "  - id: good\n    family: Normal\n    params: {loc: 0.0, scale: 1.0}\n    value: 0.5\n"
+        "  - id: bad\n    family: Normal\n    params: {loc: 0.0}\n    value: 0.5\n",
+        encoding="utf-8",
+    )
+    specs = plan(_settings(True), paths=[broken], root=tmp_path)
+    assert any(isinstance(s, CaseErrorSpec) and "bad" in s.name for s in specs)
+    assert any(isinstance(s, CheckSpec) for s in specs)
+
+
+def test_quick_comes_from_the_environment_too() -> None:
+    assert _settings(False, {"CONFORMANCE_QUICK": "1"}).quick
+    assert not _settings(False).quick
