@@ -332,6 +332,11 @@ def test_globs_treat_brackets_literally() -> None:
     nodeid = "cases/normal.yaml::scalar[torch-float32-log_prob]"
     assert glob_match("*::scalar[torch-*-log_prob]", nodeid)
     assert not glob_match("*::scalar[t]*", nodeid)
+    # Ids are relative to where the run started: a killer names the case file, not its folder.
+    killer = "*/normal.yaml::batched-params[torch-*-grad]"
+    for where in ("cases/normal.yaml", "normal.yaml", "/abs/cases/normal.yaml"):
+        assert glob_match(killer, f"{where}::batched-params[torch-float32-grad]"), where
+    assert not glob_match(killer, "subnormal.yaml::batched-params[torch-float32-grad]")
 
 
 def test_patcher_restores_inherited_attributes() -> None:

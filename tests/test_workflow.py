@@ -32,8 +32,13 @@ def test_shards_run_in_a_matrix_and_a_report_job_merges_them() -> None:
     jobs = workflow()["jobs"]
     run_steps = "\n".join(str(s.get("run", "")) for s in jobs["run"]["steps"])
     assert '--shard="$SHARD/$SHARDS"' in run_steps
-    shard_env = next(s["env"] for s in jobs["run"]["steps"] if "conformance run" in s.get("run", ""))
-    assert shard_env["SHARD"] == "${{ matrix.shard }}" and shard_env["SHARDS"] == "${{ inputs.shards }}"
+    shard_env = next(
+        s["env"] for s in jobs["run"]["steps"] if "conformance run" in s.get("run", "")
+    )
+    assert (
+        shard_env["SHARD"] == "${{ matrix.shard }}"
+        and shard_env["SHARDS"] == "${{ inputs.shards }}"
+    )
     assert "conformance run" in run_steps and "--known-failures" in run_steps
     assert (
         jobs["run"]["strategy"]["matrix"]["shard"] == "${{ fromJSON(needs.plan.outputs.shards) }}"

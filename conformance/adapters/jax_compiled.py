@@ -92,13 +92,14 @@ class CompiledFunctions:
         named = tuple((k, content(arrays[k])) for k in sorted(arrays))
         return (*self.key(binding, static), named, content(value))
 
-    def remember_log_prob(self, binding, static, arrays, value, log_prob) -> None:
+    def remember_log_prob(self, binding, static, arrays, value, log_prob, how=()) -> None:
+        """``how``: how log_prob was taken beyond plain evaluation (vmap's axes)."""
         if len(self._log_probs) >= self._REMEMBERED:
             self._log_probs.pop(next(iter(self._log_probs)))
-        self._log_probs[self._content(binding, static, arrays, value)] = log_prob
+        self._log_probs[(how, self._content(binding, static, arrays, value))] = log_prob
 
-    def remembered_log_prob(self, binding, static, arrays, value) -> Any | None:
-        return self._log_probs.get(self._content(binding, static, arrays, value))
+    def remembered_log_prob(self, binding, static, arrays, value, how=()) -> Any | None:
+        return self._log_probs.get((how, self._content(binding, static, arrays, value)))
 
     def clear(self) -> None:
         self._jitted.clear()

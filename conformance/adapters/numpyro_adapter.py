@@ -126,7 +126,7 @@ class NumpyroAdapter(Adapter):
         import jax.numpy as jnp
 
         arrays, static = self._arrays_and_static(params)
-        key = ("shapes", *self._functions.key(binding, static), signature(arrays))
+        key = self._shapes_key(binding, static, arrays)
         shapes = self._functions.values.get(key)
         if shapes is None:
             found: dict[str, tuple[int, ...]] = {}
@@ -139,6 +139,14 @@ class NumpyroAdapter(Adapter):
             jax.eval_shape(build, arrays)
             shapes = self._functions.values[key] = (found["batch"], found["event"])
         return Deferred(self, binding, arrays, static, *shapes)
+
+    def _shapes_key(self, binding: Binding, static: Mapping[str, Any], arrays: Mapping) -> Any:
+        return ("shapes", *self._functions.key(binding, static), signature(dict(arrays)))
+
+    def _record_shapes(self, binding, static, arrays, dist) -> None:
+        """Note a traced distribution's shapes, so building it for its shapes needs no trace."""
+        key = self._shapes_key(binding, static, arrays)
+        self._functions.values[key] = (tuple(dist.batch_shape), tuple(dist.event_shape))
 
     def compiled_log_prob(self, dist: Deferred, value: Any) -> Any:
         """``dist.log_prob(value)`` of a :class:`Deferred`: construction and log_prob compiled."""
@@ -157,13 +165,14 @@ class NumpyroAdapter(Adapter):
         return fn(dist.arrays, value)
 
     def _objective(self, binding, static):
-        """(arrays, value, cotangent) → Σ cotangent · log_prob as a function of ``wrt`` only."""
+        """(primals, arrays, value, cotangent) → (Σ cotangent · log_prob, log_prob): the
+        gradient w.r.t. the primals, with log_prob on the way (``has_aux``)."""
         import jax.numpy as jnp
 
         def objective(primals: dict[str, Any], arrays: dict[str, Any], v: Any, ct: Any) -> Any:
             p = {**static, **arrays, **{k: x for k, x in primals.items() if k != "value"}}
             lp = self.log_prob(self._distribution(binding, p), primals.get("value", v))
-            return jnp.sum(lp * ct)
+            return jnp.sum(lp * ct), lp
 
         return objective
 
@@ -180,7 +189,10 @@ class NumpyroAdapter(Adapter):
 
             def log_prob(pr: dict[str, Any], a: dict[str, Any], v: Any) -> Any:
                 p = {**static, **a, **{k: x for k, x in pr.items() if k != "value"}}
-                return self.log_prob(self._distribution(binding, p), pr.get("value", v))
+                dist = self._distribution(binding, p)
+                if self.compiled:
+                    self._record_shapes(binding, static, {k: p[k] for k in a}, dist)
+                return self.log_prob(dist, pr.get("value", v))
 
             if method == "grad":
 
@@ -224,6 +236,12 @@ class NumpyroAdapter(Adapter):
             return mapped_log_prob
 
         key = ("vmap", tuple(sorted(axes.items())), value_axis)
+        if self.compiled:
+            known = self._functions.remembered_log_prob(
+                binding, static, {**arrays, **mapped}, value, how=key
+            )
+            if known is not None:
+                return known
         return self._call(key, binding, static, make, mapped, arrays, value)
 
     def vmap_vjp(self, binding, params, value, cotangent, wrt, in_axes, value_axis):
@@ -238,7 +256,7 @@ class NumpyroAdapter(Adapter):
             def slice_vjp(m: dict[str, Any], a: dict[str, Any], v: Any, ct: Any) -> Any:
                 merged = {**a, **m}
                 primals = {k: v if k == "value" else merged[k] for k in wrt}
-                return jax.grad(objective)(primals, merged, v, ct)
+                return jax.grad(objective, has_aux=True)(primals, merged, v, ct)
 
             def mapped_vjp(m, a, v, ct):
                 return jax.vmap(slice_vjp, in_axes=(axes, None, value_axis, 0))(m, a, v, ct)
@@ -246,7 +264,13 @@ class NumpyroAdapter(Adapter):
             return mapped_vjp
 
         key = ("vmap_vjp", tuple(sorted(axes.items())), value_axis, tuple(wrt))
-        return dict(self._call(key, binding, static, make, mapped, arrays, value, cotangent))
+        grads, lp = self._call(key, binding, static, make, mapped, arrays, value, cotangent)
+        if self.compiled:  # the vmapped log_prob of the same mapping, for vmap_log_prob
+            how = ("vmap", tuple(sorted(axes.items())), value_axis)
+            self._functions.remember_log_prob(
+                binding, static, {**arrays, **mapped}, value, lp, how=how
+            )
+        return dict(grads)
 
     def _call(self, key, binding, static, make, *args):
         """``make()`` applied to ``args``: compiled (and reused) or eagerly, as this adapter runs."""

@@ -31,7 +31,11 @@ def _glob(pattern: str) -> re.Pattern:
 
 
 def glob_match(pattern: str, nodeid: str) -> bool:
-    return bool(_glob(pattern).match(nodeid))
+    """``pattern`` against an item id, wherever the run was started: an id is relative to the
+    working directory (``cases/normal.yaml::…`` from the repository root, ``normal.yaml::…``
+    from an installed copy or another directory), so ``*/normal.yaml::…`` matches either."""
+    regex = _glob(pattern)
+    return bool(regex.match(nodeid) or regex.match("/" + nodeid))
 
 
 @dataclass
