@@ -140,3 +140,27 @@ def test_gradient_reproducers_for_each_method(tmp_path: Path) -> None:
         assert bad.returncode == 1 and "MISMATCH: gradient outside tolerance" in bad.stdout, (
             bad.stdout + bad.stderr
         )
+
+
+def test_numpyro_scripts_take_the_items_compiled_path_and_eager_items_do_not(
+    tmp_path: Path,
+) -> None:
+    case = make_case(MVN_TRIL)
+    subject = subject_for(case, "numpyro", "float32")
+    for check in ("log_prob", "shapes", "grad", "grad_functional"):
+        source = reproducer.render(subject, check, "x")
+        assert "jax.jit" in source.split('"""', 2)[2], check
+        ok = run_script(source, tmp_path)
+        assert ok.returncode == 0 and "OK: no mismatch reproduced" in ok.stdout, (
+            check,
+            ok.stdout + ok.stderr,
+        )
+    eager = reproducer.render(subject, "eager", "x")
+    assert "jax.jit" not in eager.split('"""', 2)[2]
+    assert run_script(eager, tmp_path).returncode == 0
+    # A compiled script still judges with the subject's numbers: a wrong expectation fails it.
+    shifted = dataclasses.replace(subject.expected, log_prob=subject.expected.log_prob + 1.0)
+    bad = run_script(
+        reproducer.render(replaced(subject, expected=shifted), "log_prob", "x"), tmp_path
+    )
+    assert bad.returncode == 1 and "MISMATCH" in bad.stdout, bad.stdout + bad.stderr
