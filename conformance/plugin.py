@@ -263,7 +263,7 @@ class Recorder:
         records = self.collector.finalize(*reasons)
         with contextlib.suppress(OSError):  # the workers are done: nothing writes the caches
             jax_cache.share_between_workers()
-        if exitstatus == pytest.ExitCode.USAGE_ERROR:
+        if exitstatus == pytest.ExitCode.USAGE_ERROR or session.config.option.collectonly:
             return  # nothing ran; keep whatever results.json a real run left
         self.stale, self.inactive = known_failures.unmatched(
             settings.known_failures, records, settings.known_failure_index

@@ -121,3 +121,33 @@ def test_schema_validates_the_bundled_cases() -> None:
     schema = json.loads((REPO / "cases" / "case.schema.json").read_text())
     for path in sorted((REPO / "cases").glob("*.yaml")):
         jsonschema.validate(yaml.safe_load(path.read_text()), schema)
+
+
+def test_collect_only_leaves_the_last_results_untouched(tmp_path: Path) -> None:
+    root = write(tmp_path, GOOD)
+    results = tmp_path / "out" / "results.json"
+    args = (
+        f"--cases={root}",
+        "--framework=torch",
+        f"--results={results}",
+        "-p",
+        "no:cacheprovider",
+    )
+    ran = conformance("run", *args, cwd=tmp_path)
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    before = results.read_bytes()
+    listed = conformance("run", *args, "--co", cwd=tmp_path)
+    assert listed.returncode == 0, listed.stdout + listed.stderr
+    assert "[torch-float64-log_prob]" in listed.stdout
+    assert results.read_bytes() == before  # not every item rewritten as "no result reported"
+
+
+def test_nox_conformance_session_fails_on_mismatches() -> None:
+    import ast
+
+    tree = ast.parse((REPO / "noxfile.py").read_text())
+    session = next(
+        f for f in tree.body if isinstance(f, ast.FunctionDef) and f.name == "conformance"
+    )
+    calls = [n for n in ast.walk(session) if isinstance(n, ast.Call)]
+    assert not any(k.arg == "success_codes" for c in calls for k in c.keywords)

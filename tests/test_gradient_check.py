@@ -183,3 +183,21 @@ def test_float32_gradient_beyond_range_with_one_sign_must_be_that_infinity() -> 
     result = run_check(case, "torch", "float32", "grad")
     assert result.passed, result.message
     assert "indeterminate_accepted" not in result.metrics["params"]["scale"]
+
+
+def test_a_part_declared_not_comparable_does_not_count_as_infinitely_wrong() -> None:
+    case = make_case(
+        """
+        - id: mvn-cov
+          family: MultivariateNormal
+          parametrization: covariance_matrix
+          params:
+            loc: {generator: normal, shape: [2, 1, 3], seed: 21}
+            covariance_matrix: {generator: spd, shape: [1, 4, 3, 3], seed: 22}
+          value: {generator: normal, shape: [2, 4, 3], seed: 23}
+        """
+    )
+    result = run_check(case, "gpytorch.iterative", "float64", "grad")
+    assert result.passed, result.message
+    assert result.metrics["params"]["covariance_matrix"]["structure"] == "none"
+    assert result.metrics["max_err_over_tol"] < 1.0  # the compared parts' worst, not inf

@@ -79,7 +79,8 @@ class CompiledFunctions:
 
     # A compiled gradient computes log_prob too: an item that then asks for log_prob of the
     # same inputs (a broadcast variant's shapes and log_prob parts) reads it instead of compiling
-    # a second function. Keyed by the inputs' contents; only the latest few are kept.
+    # a second function. Keyed by the inputs' contents; only the latest few are kept, and the
+    # adapter forgets them when the next item starts.
     _REMEMBERED = 4
 
     def _content(self, binding, static, arrays, value) -> Hashable:
@@ -100,6 +101,9 @@ class CompiledFunctions:
 
     def remembered_log_prob(self, binding, static, arrays, value, how=()) -> Any | None:
         return self._log_probs.get((how, self._content(binding, static, arrays, value)))
+
+    def forget_log_probs(self) -> None:
+        self._log_probs.clear()
 
     def clear(self) -> None:
         self._jitted.clear()

@@ -64,6 +64,9 @@ class NumpyroAdapter(Adapter):
     @contextlib.contextmanager
     def precision(self, dtype: str) -> Iterator[None]:
         jax_cache.configure()
+        # Entered once per item: a log_prob remembered from a gradient serves only the parts of
+        # the same item, so no item's result depends on which item ran before it.
+        self._functions.forget_log_probs()
         with x64(dtype == "float64"):
             yield
 
