@@ -77,7 +77,8 @@ def array_literal(array: np.ndarray) -> str:
             body = body.replace("inf", "float('inf')").replace("nan", "float('nan')")
         else:
             body = repr(array.tolist())
-        return f"np.array({body}, dtype=np.{array.dtype.name})"
+        # The dtype by name: np.bool is missing on NumPy 1.24-1.26, 'bool' works everywhere.
+        return f"np.array({body}, dtype={array.dtype.name!r})"
     buf = io.BytesIO()
     np.save(buf, array, allow_pickle=False)
     encoded = base64.b64encode(buf.getvalue()).decode("ascii")
@@ -386,7 +387,6 @@ def render(
         "    if mismatch:",
         "        print('MISMATCH:', what)",
         "        sys.exit(1)",
-        "    print('OK: no mismatch reproduced')",
         "",
         "",
         f"EXPECTED = {array_literal(exp.log_prob)}  # float64 oracle",
@@ -419,6 +419,7 @@ def render(
         "except Exception as exc:  # the framework raising is the mismatch being reproduced",
         "    print(f'MISMATCH: raised {type(exc).__name__}: {exc}')",
         "    sys.exit(1)",
+        "print('OK: no mismatch reproduced')  # every comparison above passed",
         "",
     ]
     return "\n".join(lines)

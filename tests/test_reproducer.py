@@ -164,3 +164,21 @@ def test_numpyro_scripts_take_the_items_compiled_path_and_eager_items_do_not(
         reproducer.render(replaced(subject, expected=shifted), "log_prob", "x"), tmp_path
     )
     assert bad.returncode == 1 and "MISMATCH" in bad.stdout, bad.stdout + bad.stderr
+
+
+def test_a_script_says_ok_once_at_the_end_and_never_before_a_mismatch(tmp_path: Path) -> None:
+    subject = subject_for(make_case(HEALTHY), "numpyro", "float64")
+    ok = run_script(reproducer.render(subject, "log_prob", "x"), tmp_path)
+    assert ok.returncode == 0 and ok.stdout.count("OK: no mismatch reproduced") == 1
+    assert ok.stdout.rstrip().endswith("OK: no mismatch reproduced")
+    shifted = dataclasses.replace(subject.expected, log_prob=subject.expected.log_prob + 1.0)
+    bad = run_script(
+        reproducer.render(replaced(subject, expected=shifted), "log_prob", "x"), tmp_path
+    )
+    assert bad.returncode == 1 and "MISMATCH" in bad.stdout and "OK" not in bad.stdout
+
+
+def test_boolean_arrays_are_written_for_every_numpy_the_project_allows() -> None:
+    literal = reproducer.array_literal(np.array([True, False]))
+    assert literal == "np.array([True, False], dtype='bool')"  # np.bool is gone on 1.24-1.26
+    assert eval(literal, {"np": np}).dtype == np.bool_
