@@ -261,8 +261,10 @@ class Recorder:
         else:
             reasons = ("no result reported (crashed worker?)", "started but never finished")
         records = self.collector.finalize(*reasons)
-        with contextlib.suppress(OSError):  # the workers are done: nothing writes the caches
-            jax_cache.share_between_workers()
+        if records and getattr(self.config.option, "numprocesses", None):
+            # Only after xdist workers ran items (they are done: nothing writes the caches).
+            with contextlib.suppress(OSError):
+                jax_cache.share_between_workers()
         if exitstatus == pytest.ExitCode.USAGE_ERROR or session.config.option.collectonly:
             return  # nothing ran; keep whatever results.json a real run left
         self.stale, self.inactive = known_failures.unmatched(

@@ -98,18 +98,17 @@ def share_between_workers() -> int:
     here = cache_dir()
     if here is None or not here.parent.is_dir():
         return 0
-    dirs = [d for d in here.parent.iterdir() if d.is_dir()]
-    found: dict[str, Path] = {}
-    for d in dirs:
-        for entry in d.iterdir():
-            if entry.is_file() and not entry.name.startswith("."):
-                found.setdefault(entry.name, entry)
+    # Names only (one listing per directory, no stat per entry): tens of thousands of entries.
+    held = {d: set(os.listdir(d)) for d in here.parent.iterdir() if d.is_dir()}
+    owner: dict[str, Path] = {}
+    for d, names in held.items():
+        for name in names - owner.keys():
+            if not name.startswith("."):
+                owner[name] = d
     added = 0
-    for d in dirs:
-        for name, source in found.items():
-            target = d / name
-            if target.exists():
-                continue
+    for d, names in held.items():
+        for name in owner.keys() - names:
+            source, target = owner[name] / name, d / name
             try:
                 try:
                     os.link(source, target)

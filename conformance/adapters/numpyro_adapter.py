@@ -37,6 +37,11 @@ def x64(enabled: bool) -> contextlib.AbstractContextManager:
     return experimental.enable_x64() if enabled else experimental.disable_x64()
 
 
+def _vmap_key(axes: Mapping[str, int], value_axis: int | None) -> tuple:
+    """Names one vmapped log_prob: its compiled function, and the value a gradient left."""
+    return ("vmap", tuple(sorted(axes.items())), value_axis)
+
+
 class NumpyroAdapter(Adapter):
     name = "numpyro"
     package = "numpyro"
@@ -167,14 +172,31 @@ class NumpyroAdapter(Adapter):
         fn = self._functions.jitted(("log_prob",), dist.binding, dist.static, make)
         return fn(dist.arrays, value)
 
+    def _primal_log_prob(self, binding, static):
+        """(primals, arrays, value) → log_prob, the primals (``wrt``) replacing their inputs.
+
+        Traced, it also notes the distribution's shapes, so building it for its shapes later
+        needs no trace of its own."""
+
+        def log_prob(primals: dict[str, Any], arrays: dict[str, Any], v: Any) -> Any:
+            p = {**static, **arrays, **{k: x for k, x in primals.items() if k != "value"}}
+            dist = self._distribution(binding, p)
+            if self.compiled:
+                self._record_shapes(binding, static, {k: p[k] for k in arrays}, dist)
+            return self.log_prob(dist, primals.get("value", v))
+
+        return log_prob
+
     def _objective(self, binding, static):
         """(primals, arrays, value, cotangent) → (Σ cotangent · log_prob, log_prob): the
-        gradient w.r.t. the primals, with log_prob on the way (``has_aux``)."""
+        gradient w.r.t. the primals, with log_prob on the way (``has_aux``), as MCMC's
+        value-and-grad computes it."""
         import jax.numpy as jnp
 
+        log_prob = self._primal_log_prob(binding, static)
+
         def objective(primals: dict[str, Any], arrays: dict[str, Any], v: Any, ct: Any) -> Any:
-            p = {**static, **arrays, **{k: x for k, x in primals.items() if k != "value"}}
-            lp = self.log_prob(self._distribution(binding, p), primals.get("value", v))
+            lp = log_prob(primals, arrays, v)
             return jnp.sum(lp * ct), lp
 
         return objective
@@ -187,26 +209,10 @@ class NumpyroAdapter(Adapter):
         primals = {k: value if k == "value" else params[k] for k in wrt}
 
         def make() -> Any:
-            """(primals, arrays, value, cotangent) → (gradient, log_prob): a compiled gradient
-            computes log_prob on the way, as MCMC's value-and-grad does."""
-
-            def log_prob(pr: dict[str, Any], a: dict[str, Any], v: Any) -> Any:
-                p = {**static, **a, **{k: x for k, x in pr.items() if k != "value"}}
-                dist = self._distribution(binding, p)
-                if self.compiled:
-                    self._record_shapes(binding, static, {k: p[k] for k in a}, dist)
-                return self.log_prob(dist, pr.get("value", v))
-
+            """(primals, arrays, value, cotangent) → (gradient, log_prob)."""
             if method == "grad":
-
-                def grad(primals, a, v, ct):
-                    def objective(pr: dict[str, Any]) -> tuple[Any, Any]:
-                        lp = log_prob(pr, a, v)
-                        return jnp.sum(lp * ct), lp
-
-                    return jax.grad(objective, has_aux=True)(primals)
-
-                return grad
+                return jax.grad(self._objective(binding, static), has_aux=True)
+            log_prob = self._primal_log_prob(binding, static)
 
             def pullback(primals, a, v, ct):
                 out, back = jax.vjp(lambda pr: log_prob(pr, a, v), primals)
@@ -238,7 +244,7 @@ class NumpyroAdapter(Adapter):
 
             return mapped_log_prob
 
-        key = ("vmap", tuple(sorted(axes.items())), value_axis)
+        key = _vmap_key(axes, value_axis)
         if self.compiled:
             known = self._functions.remembered_log_prob(
                 binding, static, {**arrays, **mapped}, value, how=key
@@ -269,9 +275,8 @@ class NumpyroAdapter(Adapter):
         key = ("vmap_vjp", tuple(sorted(axes.items())), value_axis, tuple(wrt))
         grads, lp = self._call(key, binding, static, make, mapped, arrays, value, cotangent)
         if self.compiled:  # the vmapped log_prob of the same mapping, for vmap_log_prob
-            how = ("vmap", tuple(sorted(axes.items())), value_axis)
             self._functions.remember_log_prob(
-                binding, static, {**arrays, **mapped}, value, lp, how=how
+                binding, static, {**arrays, **mapped}, value, lp, how=_vmap_key(axes, value_axis)
             )
         return dict(grads)
 

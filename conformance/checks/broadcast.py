@@ -3,14 +3,9 @@
 
 from __future__ import annotations
 
-from conformance.checks.base import CheckResult
 from conformance.checks.composite import CompositeCheck
-from conformance.subject import Subject
 
 
 class BroadcastCheck(CompositeCheck):
     name = "broadcast"
     description = "a broadcast variant's shapes, log_prob and gradient vs the oracle"
-
-    def evaluate(self, subject: Subject) -> CheckResult:
-        return self.evaluate_parts(subject)

@@ -32,6 +32,9 @@ class CompositeCheck(Check):
         names = {"grad", "grad_functional"} if part.name == "grad" else {part.name}
         return bool(names & set(listed))
 
+    def evaluate(self, subject: Subject) -> CheckResult:
+        return self.evaluate_parts(subject)
+
     def evaluate_parts(self, subject: Subject) -> CheckResult:
         metrics: dict = {"parts": {}}
         failures: list[CheckResult] = []
