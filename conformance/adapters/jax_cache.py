@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 from packaging.version import InvalidVersion, Version
@@ -27,19 +28,33 @@ from conformance.versions import version_text
 ENV = "CONFORMANCE_JAX_CACHE"
 
 
-def cache_dir() -> Path | None:
-    """Where compiled executables are kept, or None when the cache is off."""
+def _root() -> Path | None:
     chosen = os.environ.get(ENV, "").strip()
     if chosen.lower() in ("off", "0", "none", "false"):
         return None
     if chosen:
-        root = Path(chosen).expanduser()
-    else:
-        root = (
-            Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "conformance" / "jax"
-        )
+        return Path(chosen).expanduser()
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "conformance" / "jax"
+
+
+def cache_dir() -> Path | None:
+    """Where JAX keeps this process's compiled executables, or None when the cache is off."""
+    root = _root()
+    if root is None:
+        return None
     worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
     return root / f"jaxlib-{version_text('jaxlib')}" / worker
+
+
+def executables_dir() -> Path | None:
+    """Where the suite keeps executables found before tracing
+    (:mod:`conformance.adapters.jax_executables`): one directory for every worker, off with
+    JAX's cache and on the jaxlib releases that keep JAX's cache off."""
+    root = _root()
+    jaxlib = version_text("jaxlib")
+    if root is None or not cache_is_safe(jaxlib):
+        return None
+    return root / "executables" / f"jaxlib-{jaxlib}"
 
 
 #: The first jaxlib release whose persistent cache the suite uses (see the module docstring).
@@ -83,6 +98,36 @@ def configure() -> None:
     ):
         # An old JAX without one of these knobs runs without it.
         with contextlib.suppress(AttributeError, KeyError, ValueError):
+            jax.config.update(name, value)
+
+
+@contextlib.contextmanager
+def bypassed() -> Iterator[bool]:
+    """Compile inside without reading or writing JAX's cache; yields False where this JAX
+    cannot (then nothing is changed).
+
+    An executable JAX loaded from its cache serializes without its machine code on CPU (jaxlib
+    0.10.2: the reloaded copy fails with "Function ... not found"), so what the executable store
+    keeps must be compiled afresh. Keys with metadata are never written (writes are off
+    inside), so no read can hit either.
+    """
+    import jax
+
+    settings = {
+        "jax_compilation_cache_include_metadata_in_key": True,
+        "jax_persistent_cache_min_compile_time_secs": float("inf"),
+    }
+    try:
+        before = {name: getattr(jax.config, name) for name in settings}
+    except AttributeError:
+        yield False
+        return
+    try:
+        for name, value in settings.items():
+            jax.config.update(name, value)
+        yield True
+    finally:
+        for name, value in before.items():
             jax.config.update(name, value)
 
 

@@ -10,10 +10,14 @@ evaluation keeps its own check (``eager``).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Mapping
+import contextlib
+import hashlib
+from collections.abc import Callable, Hashable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from conformance.adapters import jax_cache, jax_executables
+from conformance.adapters.jax_executables import argument_avals
 from conformance.registry import Binding
 
 if TYPE_CHECKING:
@@ -46,20 +50,96 @@ def signature(*trees: Any) -> Hashable:
     return (bool(jax.config.jax_enable_x64), structure, tuple(leaves))
 
 
-class CompiledFunctions:
-    """The compiled functions of one adapter, and facts recorded while tracing them."""
+class Facts(dict):
+    """Facts learned at trace time, noting which ones a trace records (so a stored
+    executable can bring them back: loading it never traces)."""
 
     def __init__(self) -> None:
-        self._jitted: dict[Hashable, tuple[Binding, Callable]] = {}
-        #: Facts learned at trace time (shapes), keyed by the caller.
-        self.values: dict[Hashable, Any] = {}
-        self._log_probs: dict[Hashable, Any] = {}
+        super().__init__()
+        self._recorded: list[dict] = []
 
-    @staticmethod
-    def key(binding: Binding, static: Mapping[str, Any]) -> tuple[Hashable, ...]:
-        # Bindings are long-lived registry objects; their identity names them (they hold dicts,
-        # so they do not hash by value). Each entry keeps its binding alive.
-        return (id(binding), tuple(sorted((k, repr(v)) for k, v in static.items())))
+    def __setitem__(self, key: Hashable, value: Any) -> None:
+        super().__setitem__(key, value)
+        for recorded in self._recorded:
+            recorded[key] = value
+
+    @contextlib.contextmanager
+    def recording(self) -> Iterator[dict]:
+        recorded: dict = {}
+        self._recorded.append(recorded)
+        try:
+            yield recorded
+        finally:
+            self._recorded.remove(recorded)
+
+
+class StoredFunction:
+    """A ``jax.jit`` function compiled once per argument signature, each executable looked
+    up in the :class:`~conformance.adapters.jax_executables.ExecutableStore` before tracing."""
+
+    def __init__(self, owner: CompiledFunctions, name: Hashable, jitted: Any) -> None:
+        self._owner, self._name, self._jitted = owner, name, jitted
+        self._compiled: dict[Hashable, Any] = {}
+
+    def __call__(self, *args: Any) -> Any:
+        import jax
+
+        avals = (bool(jax.config.jax_enable_x64), argument_avals(args))
+        compiled = self._compiled.get(avals)
+        if compiled is None:
+            compiled = self._compiled[avals] = self._owner.compile(
+                self._name, self._jitted, avals, args
+            )
+        return compiled(*args)
+
+
+def _device_of(args: tuple) -> Any:
+    import jax
+
+    for leaf in jax.tree_util.tree_leaves(args):
+        if isinstance(leaf, jax.Array):
+            return next(iter(leaf.devices()))
+    return jax.devices()[0]
+
+
+def _static_token(value: Any) -> str:
+    """A static parameter by content (a NumPy array's repr elides the middle of long ones)."""
+    import numpy as np
+
+    if isinstance(value, np.ndarray):
+        digest = hashlib.blake2b(np.ascontiguousarray(value).tobytes(), digest_size=12)
+        return f"ndarray{value.shape}{value.dtype}:{digest.hexdigest()}"
+    return repr(value)
+
+
+class CompiledFunctions:
+    """The compiled functions of one adapter, and facts recorded while tracing them.
+
+    ``owner`` is the adapter class: its traces are its own."""
+
+    def __init__(self, owner: type) -> None:
+        self.owner = owner
+        self._jitted: dict[Hashable, StoredFunction] = {}
+        #: Facts learned at trace time (shapes), keyed by the caller.
+        self.values = Facts()
+        self._log_probs: dict[Hashable, Any] = {}
+        self._bindings: dict[int, tuple[Binding, str]] = {}
+
+    def _binding_token(self, binding: Binding) -> str:
+        # Bindings are long-lived registry objects holding dicts (they do not hash): named by
+        # content, the same in every process, looked up by identity (each entry keeps its
+        # binding alive, so an id is never reused for another binding).
+        found = self._bindings.get(id(binding))
+        if found is None:
+            token = hashlib.blake2b(binding.model_dump_json().encode(), digest_size=12)
+            found = self._bindings[id(binding)] = (binding, token.hexdigest())
+        return found[1]
+
+    def key(self, binding: Binding, static: Mapping[str, Any]) -> tuple[Hashable, ...]:
+        return (
+            self._binding_token(binding),
+            tuple(sorted((k, _static_token(v)) for k, v in static.items())),
+        )
 
     def jitted(
         self,
@@ -74,8 +154,27 @@ class CompiledFunctions:
         key = (*what, *self.key(binding, static))
         found = self._jitted.get(key)
         if found is None:
-            found = self._jitted[key] = (binding, jax.jit(make()))
-        return found[1]
+            found = self._jitted[key] = StoredFunction(self, key, jax.jit(make()))
+        return found
+
+    def compile(self, name: Hashable, jitted: Any, avals: Hashable, args: tuple) -> Any:
+        """The executable of ``jitted`` for ``args``: stored by an earlier run, or traced,
+        compiled and stored now."""
+        store = jax_executables.store()
+        if store.directory is None:
+            return jitted.lower(*args).compile()
+        device = _device_of(args)
+        key = store.key(name, avals, device, self.owner)
+        found = store.load(key, device)
+        if found is not None:
+            compiled, facts = found
+            self.values.update(facts)
+            return compiled
+        with self.values.recording() as facts, jax_cache.bypassed() as storable:
+            compiled = jitted.lower(*args).compile()
+        if storable:
+            store.save(key, compiled, facts)
+        return compiled
 
     # A compiled gradient computes log_prob too: an item that then asks for log_prob of the
     # same inputs (a broadcast variant's shapes and log_prob parts) reads it instead of compiling

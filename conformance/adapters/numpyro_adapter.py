@@ -111,7 +111,7 @@ class NumpyroAdapter(Adapter):
     def __init__(self, compiled: bool = True) -> None:
         self.compiled = compiled
         self._eager_twin: NumpyroAdapter | None = None
-        self._functions = CompiledFunctions()
+        self._functions = CompiledFunctions(type(self))
 
     def evaluates_compiled(self) -> bool:
         return self.compiled

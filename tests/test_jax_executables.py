@@ -1,0 +1,178 @@
+"""The executable store: NumPyro's compiled functions found before tracing, in later processes.
+
+Each probe runs in a fresh process, as a later run would: what one process stored, the next
+must load without tracing, with the same results — and without crashing (an executable that
+calls LAPACK, loaded before anything was lowered, once did), even where JAX's own cache held
+the program (an executable JAX reloaded from its cache once serialized without machine code).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("numpyro")
+
+PROBE = textwrap.dedent(
+    """
+    import json, sys
+    import numpy as np
+    from conformance import timing
+    from conformance.adapters.numpyro_adapter import NumpyroAdapter
+    from conformance.registry import Binding
+
+    import numpyro.distributions as dist
+
+    if sys.argv[2:] == ["jax-cache-only"]:
+        from conformance.adapters import jax_executables
+
+        jax_executables.store = lambda: jax_executables.ExecutableStore(None)
+    traces = []
+    original = dist.MultivariateNormal.log_prob
+
+    def counted(self, value):
+        traces.append(1)
+        return original(self, value)
+
+    dist.MultivariateNormal.log_prob = counted
+    adapter = NumpyroAdapter()
+    binding = Binding(constructor="numpyro.distributions.MultivariateNormal")
+    out = {}
+    with adapter.precision(sys.argv[1]):
+        cov = np.array([[2.0, 0.3], [0.3, 1.0]])
+        params = {
+            "loc": adapter.asarray(np.array([[0.0, 1.0], [1.0, -1.0]]), "cpu"),
+            "covariance_matrix": adapter.asarray(cov, "cpu"),
+        }
+        value = adapter.asarray(np.array([[0.5, 0.5], [1.5, -2.0]]), "cpu")
+        built = adapter.construct(binding, params)
+        out["log_prob"] = adapter.to_numpy(built.log_prob(value)).tolist()
+        grads = adapter.log_prob_vjp(
+            binding, params, value, adapter.asarray(np.ones(2), "cpu"), ("loc",), "grad"
+        )
+        out["grad"] = adapter.to_numpy(grads["loc"]).tolist()
+        shapes, site = adapter.effect_site("plate", binding, params, value, (2, -1), None)
+        out["site"] = [list(shapes), adapter.to_numpy(site).tolist()]
+        out["batch_shape"] = list(adapter.batch_shape(adapter.construct(binding, params)))
+    out["traces"] = len(traces)
+    out["counts"] = timing.snapshot()["counts"]
+    print(json.dumps(out))
+    """
+)
+
+
+def probe(tmp_path: Path, dtype: str = "float32", *args: str, **env: str) -> dict:
+    environment = {**os.environ, "CONFORMANCE_JAX_CACHE": str(tmp_path / "cache"), **env}
+    environment.pop("PYTEST_XDIST_WORKER", None)
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, dtype, *args],
+        capture_output=True,
+        text=True,
+        env=environment,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def store_entries(tmp_path: Path) -> list[Path]:
+    return [p for p in (tmp_path / "cache" / "executables").rglob("*") if p.is_file()]
+
+
+def test_a_later_process_loads_every_function_without_tracing(tmp_path) -> None:
+    first = probe(tmp_path)
+    assert first["traces"] > 0
+    assert first["counts"].get("executable_store_writes", 0) == 3  # log_prob, grad, plate site
+    second = probe(tmp_path)
+    assert second["traces"] == 0
+    assert second["counts"].get("executable_store_hits", 0) == 3
+    assert "executable_store_writes" not in second["counts"]
+    # Same numbers, and the facts recorded while tracing (shapes) came back with them.
+    for name in ("log_prob", "grad", "site", "batch_shape"):
+        assert second[name] == first[name], name
+    assert first["batch_shape"] == [2]
+
+
+def test_what_jax_reloaded_from_its_own_cache_is_stored_afresh(tmp_path) -> None:
+    # JAX's cache holds the programs (compiled with the store off); the next run's compiles
+    # would come from JAX's cache, whose reloaded executables serialize without their machine
+    # code ("Function ... not found" in the third process).
+    first = probe(tmp_path, "float32", "jax-cache-only")
+    assert not store_entries(tmp_path)
+    again = probe(tmp_path, "float32", "jax-cache-only")
+    assert again["traces"] > 0 and "executable_store_writes" not in again["counts"]
+    probe(tmp_path)
+    third = probe(tmp_path)
+    assert third["traces"] == 0 and third["log_prob"] == first["log_prob"]
+
+
+def test_entries_are_kept_apart_by_dtype_and_mutant(tmp_path) -> None:
+    probe(tmp_path)
+    float64 = probe(tmp_path, "float64")
+    assert float64["traces"] > 0, "a float64 trace is not a float32 one"
+    mutated = probe(tmp_path, CONFORMANCE_MUTANT="numpyro-1971")
+    assert mutated["traces"] > 0, "a mutant's run must never load the unmutated executables"
+
+
+def test_an_unreadable_entry_is_compiled_again_and_replaced(tmp_path) -> None:
+    first = probe(tmp_path)
+    for entry in store_entries(tmp_path):
+        entry.write_bytes(b"truncated")
+    second = probe(tmp_path)
+    assert second["traces"] > 0 and second["log_prob"] == first["log_prob"]
+    assert second["counts"]["executable_store_unreadable"] == 3
+    assert probe(tmp_path)["traces"] == 0
+
+
+def test_off_with_jax_cache(tmp_path) -> None:
+    probe(tmp_path, CONFORMANCE_JAX_CACHE="off")
+    assert not (tmp_path / "cache").exists()
+    assert probe(tmp_path, CONFORMANCE_JAX_CACHE="off")["traces"] > 0
+
+
+def test_keys_name_what_decides_a_trace(monkeypatch) -> None:
+    import jax.numpy as jnp
+    import numpy as np
+
+    from conformance.adapters import jax_executables
+    from conformance.adapters.jax_compiled import CompiledFunctions, _static_token
+    from conformance.adapters.numpyro_adapter import NumpyroAdapter
+    from conformance.registry import Binding
+
+    store = jax_executables.ExecutableStore(None)
+    device = jnp.zeros(()).devices().pop()
+    avals = jax_executables.argument_avals((jnp.zeros(3),))
+    key = store.key(("log_prob",), avals, device, NumpyroAdapter)
+    assert key == store.key(("log_prob",), avals, device, NumpyroAdapter)
+    weak = jax_executables.argument_avals((jnp.asarray(1.0) * 1,))
+    strong = jax_executables.argument_avals((jnp.asarray(1.0, dtype=jnp.float32),))
+    assert weak != strong
+    assert store.key(("log_prob",), weak, device, NumpyroAdapter) != store.key(
+        ("log_prob",), strong, device, NumpyroAdapter
+    )
+
+    class Other(NumpyroAdapter):
+        pass
+
+    assert key != store.key(("log_prob",), avals, device, Other)
+    monkeypatch.setenv("CONFORMANCE_MUTANT", "numpyro-1971")
+    assert key != store.key(("log_prob",), avals, device, NumpyroAdapter)
+
+    # Static parameters by content: repr elides the middle of a long array.
+    long = np.zeros(2000)
+    changed = long.copy()
+    changed[1000] = 1.0
+    assert repr(long) == repr(changed)
+    assert _static_token(long) != _static_token(changed)
+    # Bindings by content, the same in every process.
+    functions = CompiledFunctions(NumpyroAdapter)
+    a = Binding(constructor="numpyro.distributions.Normal")
+    b = Binding(constructor="numpyro.distributions.Normal")
+    c = Binding(constructor="numpyro.distributions.Normal", rename={"loc": "mu"})
+    assert functions.key(a, {}) == functions.key(b, {}) != functions.key(c, {})
