@@ -34,13 +34,19 @@ PROBE = textwrap.dedent(
 
         jax_executables.store = lambda: jax_executables.ExecutableStore(None)
     traces = []
-    original = dist.MultivariateNormal.log_prob
+    original_init = dist.MultivariateNormal.__init__
+    original_log_prob = dist.MultivariateNormal.log_prob
 
-    def counted(self, value):
-        traces.append(1)
-        return original(self, value)
+    def counted_init(self, *args, **kwargs):
+        traces.append("construct")
+        original_init(self, *args, **kwargs)
 
-    dist.MultivariateNormal.log_prob = counted
+    def counted_log_prob(self, value):
+        traces.append("log_prob")
+        return original_log_prob(self, value)
+
+    dist.MultivariateNormal.__init__ = counted_init
+    dist.MultivariateNormal.log_prob = counted_log_prob
     adapter = NumpyroAdapter()
     binding = Binding(constructor="numpyro.distributions.MultivariateNormal")
     out = {}
@@ -88,10 +94,12 @@ def store_entries(tmp_path: Path) -> list[Path]:
 def test_a_later_process_loads_every_function_without_tracing(tmp_path) -> None:
     first = probe(tmp_path)
     assert first["traces"] > 0
-    assert first["counts"].get("executable_store_writes", 0) == 3  # log_prob, grad, plate site
+    # log_prob, grad and the plate site's executables, and the shapes construction learned
+    assert first["counts"].get("executable_store_writes", 0) == 4
     second = probe(tmp_path)
-    assert second["traces"] == 0
+    assert second["traces"] == 0, "nothing is constructed or evaluated in Python"
     assert second["counts"].get("executable_store_hits", 0) == 3
+    assert second["counts"].get("executable_store_fact_hits", 0) == 1
     assert "executable_store_writes" not in second["counts"]
     # Same numbers, and the facts recorded while tracing (shapes) came back with them.
     for name in ("log_prob", "grad", "site", "batch_shape"):
@@ -126,7 +134,7 @@ def test_an_unreadable_entry_is_compiled_again_and_replaced(tmp_path) -> None:
         entry.write_bytes(b"truncated")
     second = probe(tmp_path)
     assert second["traces"] > 0 and second["log_prob"] == first["log_prob"]
-    assert second["counts"]["executable_store_unreadable"] == 3
+    assert second["counts"]["executable_store_unreadable"] == 4
     assert probe(tmp_path)["traces"] == 0
 
 

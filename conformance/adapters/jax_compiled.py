@@ -157,6 +157,23 @@ class CompiledFunctions:
             found = self._jitted[key] = StoredFunction(self, key, jax.jit(make()))
         return found
 
+    def learn(self, name: Hashable, args: tuple, trace: Callable[[], Any]) -> Any:
+        """What ``trace()`` learns about ``args`` (e.g. a distribution's shapes by
+        ``jax.eval_shape``), kept in the store like an executable so a later run needs no
+        trace."""
+        import jax
+
+        store = jax_executables.store()
+        if store.directory is None:
+            return trace()
+        avals = (bool(jax.config.jax_enable_x64), argument_avals(args))
+        key = store.key(("fact", name), avals, _device_of(args), self.owner)
+        found = store.load_fact(key)
+        if found is None:
+            found = trace()
+            store.save_fact(key, found)
+        return found
+
     def compile(self, name: Hashable, jitted: Any, avals: Hashable, args: tuple) -> Any:
         """The executable of ``jitted`` for ``args``: stored by an earlier run, or traced,
         compiled and stored now."""

@@ -161,22 +161,17 @@ class ExecutableStore:
     def load(self, key: str, device: Any) -> tuple[Any, dict] | None:
         """The executable (loaded onto ``device``) and facts stored under ``key``, or None
         (absent or unreadable)."""
-        if self.directory is None:
+        entry = self._read(key)
+        if entry is None or entry[0] is None or not _ready_to_load(device):
             return None
-        try:
-            blob = self._path(key).read_bytes()
-        except OSError:
-            return None
-        if not _ready_to_load(device):
-            return None
+        payload, in_tree, out_tree, facts = entry
         try:
             from jax.experimental import serialize_executable
 
-            payload, in_tree, out_tree, facts = pickle.loads(zlib.decompress(blob))
             compiled = serialize_executable.deserialize_and_load(
                 payload, in_tree, out_tree, backend=device.client, execution_devices=[device]
             )
-        except Exception:  # a truncated or foreign entry: compile again and replace it
+        except Exception:  # a foreign entry: compile again and replace it
             timing.count("executable_store_unreadable")
             return None
         timing.count("executable_store_hits")
@@ -184,17 +179,43 @@ class ExecutableStore:
 
     def save(self, key: str, compiled: Any, facts: dict) -> None:
         """Keep ``compiled``; an executable JAX cannot serialize, or a full disk, is skipped."""
-        if self.directory is None:
-            return
         try:
             from jax.experimental import serialize_executable
 
-            blob = zlib.compress(
-                pickle.dumps((*serialize_executable.serialize(compiled), facts)), 1
-            )
+            self._write(key, (*serialize_executable.serialize(compiled), facts))
         except Exception:
             timing.count("executable_store_unserializable")
+
+    def load_fact(self, key: str) -> Any | None:
+        """A fact learned by a trace that compiles nothing (a distribution's shapes)."""
+        entry = self._read(key)
+        if entry is None or entry[0] is not None:
+            return None
+        timing.count("executable_store_fact_hits")
+        return entry[3]
+
+    def save_fact(self, key: str, fact: Any) -> None:
+        self._write(key, (None, None, None, fact))
+
+    def _read(self, key: str) -> tuple | None:
+        if self.directory is None:
+            return None
+        try:
+            blob = self._path(key).read_bytes()
+        except OSError:
+            return None
+        try:
+            return pickle.loads(zlib.decompress(blob))
+        except Exception:  # a truncated entry: learn again and replace it
+            timing.count("executable_store_unreadable")
+            return None
+
+    def _write(self, key: str, entry: tuple) -> None:
+        """Atomically (a temporary file, then a rename): workers share the directory. A full
+        disk or a read-only directory costs warmth, not the run."""
+        if self.directory is None:
             return
+        blob = zlib.compress(pickle.dumps(entry), 1)
         path = self._path(key)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)

@@ -137,15 +137,21 @@ class NumpyroAdapter(Adapter):
         key = self._shapes_key(binding, static, arrays)
         shapes = self._functions.values.get(key)
         if shapes is None:
-            found: dict[str, tuple[int, ...]] = {}
 
-            def build(a: dict[str, Any]) -> Any:
-                dist = self._distribution(binding, {**static, **a})
-                found["batch"], found["event"] = tuple(dist.batch_shape), tuple(dist.event_shape)
-                return jnp.zeros(())
+            def trace() -> tuple[tuple[int, ...], tuple[int, ...]]:
+                found: dict[str, tuple[int, ...]] = {}
 
-            jax.eval_shape(build, arrays)
-            shapes = self._functions.values[key] = (found["batch"], found["event"])
+                def build(a: dict[str, Any]) -> Any:
+                    dist = self._distribution(binding, {**static, **a})
+                    found["batch"] = tuple(dist.batch_shape)
+                    found["event"] = tuple(dist.event_shape)
+                    return jnp.zeros(())
+
+                jax.eval_shape(build, arrays)
+                return found["batch"], found["event"]
+
+            shapes = self._functions.learn(key, (arrays,), trace)
+            self._functions.values[key] = shapes
         return Deferred(self, binding, arrays, static, *shapes)
 
     def _shapes_key(self, binding: Binding, static: Mapping[str, Any], arrays: Mapping) -> Any:
