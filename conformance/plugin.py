@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance import __version__, known_failures, memory, robustness, timing_plugin
+from conformance import __version__, gc_policy, known_failures, memory, robustness, timing_plugin
 from conformance.adapters import jax_cache
 from conformance.expectations import SubjectFactory
 from conformance.items import FACTORY_KEY, SETTINGS_KEY, CaseFileCollector, ConformanceItem
@@ -82,6 +82,16 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if drop:
         config.hook.pytest_deselected(items=drop)
         items[:] = keep
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """In every process that runs case items (xdist workers too): see :mod:`gc_policy`."""
+    if any(is_case_nodeid(item.nodeid) for item in session.items):
+        gc_policy.tune()
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    gc_policy.restore()
 
 
 def pytest_configure(config: pytest.Config) -> None:
