@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import warnings
 from typing import Any
 
 import pytest
@@ -77,6 +78,18 @@ class CaseFileCollector(pytest.File):
                 yield InvalidCaseItem.from_parent(self, name=spec.name, spec=spec)
 
 
+@contextlib.contextmanager
+def _own_warning_filters():
+    """Python's default warning filters while an item runs, whatever the calling project's
+    ``filterwarnings`` says (``error`` above all): a framework's warning is recorded (pytest
+    still lists it), never turned into the item's failure. Validation the suite checks for is
+    an exception, not a warning."""
+    with warnings.catch_warnings():
+        warnings.resetwarnings()
+        warnings.simplefilter("default")
+        yield
+
+
 class ConformanceItem(_Item):
     """One :class:`~conformance.plan.CheckSpec` run by pytest."""
 
@@ -115,7 +128,7 @@ class ConformanceItem(_Item):
         # the framework, which is slow and not the framework's call hanging.
         timeout, hard = getattr(self, robustness.TIMER_ATTR, (None, False))
         try:
-            with robustness.time_limit(timeout, hard):
+            with robustness.time_limit(timeout, hard), _own_warning_filters():
                 self._runtest()
         except robustness.ItemTimeout as exc:
             message = f"{self.case.file}::{self.name}: {exc}"

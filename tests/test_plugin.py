@@ -127,6 +127,21 @@ def test_framework_exception_and_nan_are_failing_items(case_dir, run_suite) -> N
     assert "INTERNALERROR" not in text
 
 
+def test_a_framework_warning_is_not_a_failure_under_the_callers_error_filter(
+    pytester, case_dir, run_suite
+) -> None:
+    # A downstream project's pytest configuration often says filterwarnings = error; the
+    # framework's warning is still listed, but the item is judged on its results.
+    cases = case_dir({"mvn.yaml": GOOD})
+    pytester.makeini("[pytest]\nfilterwarnings =\n    error\n")
+    result, data = run_suite(
+        cases, "--adapter", "fake_adapters:WarningAdapter", "--framework", "fake.warns"
+    )
+    result.assert_outcomes(passed=len(data["records"]))
+    assert len(data["records"]) == 8
+    assert "simulated framework warning" in result.stdout.str()
+
+
 def test_missing_framework_skips_with_reason(case_dir, run_suite) -> None:
     cases = case_dir({"mvn.yaml": GOOD})
     result, data = run_suite(

@@ -31,6 +31,18 @@ class NanAdapter(TorchAdapter):
         return dist.log_prob(value) * float("nan")
 
 
+class WarningAdapter(TorchAdapter):
+    """log_prob right, with a UserWarning on the way (as some frameworks warn on valid input)."""
+
+    name = "fake.warns"
+
+    def log_prob(self, dist: Any, value: Any) -> Any:
+        import warnings
+
+        warnings.warn("simulated framework warning", UserWarning, stacklevel=2)
+        return dist.log_prob(value)
+
+
 class ShiftedAdapter(TorchAdapter):
     """log_prob off by 1e-3: shapes right, values wrong."""
 
