@@ -33,7 +33,12 @@ def test_tiny_bench_measures_suite_baseline_and_phases(tmp_path) -> None:
     assert run["items"] > 0 and run["counts"]["passed"] == run["items"]
     # Both frameworks ran, so both spent time; the oracle and comparison were timed.
     assert run["phases_s"]["framework"] > 0 and run["phases_s"]["oracle"] > 0
-    assert run["phases_s"]["comparison"] > 0 and run["included_s"]["jax_compile"] > 0
+    assert run["phases_s"]["comparison"] > 0
+    # JAX compiled, or loaded what an earlier run compiled (the executable store).
+    jax_work = run["included_s"].get("jax_compile", 0) + run["events"].get(
+        "executable_store_hits", 0
+    )
+    assert jax_work > 0
     assert run["peak_rss_mb"] > 50
     baseline = data["baselines"][0]
     assert baseline["items"] == run["items"] and baseline["raised"] == 0

@@ -92,6 +92,11 @@ def measure_run(workers: int, selection: list[str], env: dict[str, str], tmp: Pa
     )
     items = len(data["records"])
     item_time = sum(phases.values()) - phases.get("collection", 0.0)
+    events: dict[str, int] = {}
+    timing = data["run"]["timing"]
+    for process in [timing["controller"], *timing.get("workers", {}).values()]:
+        for name, count in process.get("counts", {}).items():
+            events[name] = events.get(name, 0) + count
     return {
         "workers": workers,
         "exit_code": proc.returncode,
@@ -103,13 +108,9 @@ def measure_run(workers: int, selection: list[str], env: dict[str, str], tmp: Pa
         "phases_s": {k: round(v, 3) for k, v in sorted(phases.items())},
         "included_s": {k: round(v, 3) for k, v in sorted(included.items())},
         "oracle_share": round(phases.get("oracle", 0.0) / item_time, 4) if item_time else None,
-        "memory_releases": sum(
-            p.get("counts", {}).get("memory_releases", 0)
-            for p in [
-                data["run"]["timing"]["controller"],
-                *data["run"]["timing"].get("workers", {}).values(),
-            ]
-        ),
+        "memory_releases": events.get("memory_releases", 0),
+        # Summed over processes: memory releases, executables loaded from the store and written.
+        "events": dict(sorted(events.items())),
         "peak_rss_mb": max(rss),
         "report_s": round(report_s, 3),
     }
