@@ -16,6 +16,22 @@ def builtin_cases() -> Path:
     raise FileNotFoundError("no built-in cases found (neither ../cases nor builtin_cases)")
 
 
+def builtin_id_path(arg: str, cwd: Path | None = None) -> str:
+    """A shipped case's id as given on the command line (``cases/beta.yaml::scalar[...]``,
+    as results and reports name it) made a path pytest can find from any directory and from
+    a wheel; anything else, and a ``cases/`` path that exists where the run starts, as given."""
+    path, sep, rest = arg.partition("::")
+    if arg.startswith("-") or not path.startswith("cases/"):
+        return arg
+    if ((cwd or Path.cwd()) / path).exists():
+        return arg
+    try:
+        shipped = builtin_cases() / path.removeprefix("cases/")
+    except FileNotFoundError:
+        return arg
+    return f"{shipped}{sep}{rest}" if shipped.exists() else arg
+
+
 def has_paths(args: list[str]) -> bool:
     """Whether pytest args name a case root or path (then the built-in cases are not added)."""
     if any(a == "--cases" or a.startswith("--cases=") for a in args):
@@ -41,6 +57,7 @@ VALUE_OPTIONS = (
     "--device",
     "--adapter",
     "--results",
+    "--deselect",  # its node id stays an id (see builtin_id_path), not a path to find
 )
 
 

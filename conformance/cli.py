@@ -8,6 +8,7 @@ case-file errors. ``conformance mutants`` runs it against replicas of known fram
 from __future__ import annotations
 
 import argparse
+import difflib
 import json
 import os
 import shlex
@@ -16,6 +17,7 @@ from pathlib import Path
 
 from conformance.arguments import (
     builtin_cases,
+    builtin_id_path,
     has_paths,
     join_option_values,
 )
@@ -25,10 +27,72 @@ EXIT_OK, EXIT_MISMATCH, EXIT_USAGE = 0, 1, 2
 EXIT_INTERRUPTED = 130  # as a shell reports a process ended by SIGINT
 
 
+#: What ``run`` and ``list`` say above the suite's own options in their ``--help``.
+RUN_HELP = {
+    "run": "Run the conformance suite (the built-in cases unless --cases or paths are given) "
+    "and write results.json, index.html and junit.xml.",
+    "list": "Collect as `run` would and print the item counts per family x framework, and "
+    "per check; --ids prints every item id.",
+}
+PYTEST_NOTE = (
+    "Any other argument goes to pytest, e.g. -n auto (parallel workers), -k EXPR, --lf, -x, "
+    "node ids or case files. Options may also come from CONFORMANCE_* variables (README, "
+    "'Configuration'). `pytest --help` lists pytest's own options."
+)
+
+
+def command_help(command: str) -> str:
+    """``conformance run --help``: the suite's options first (pytest's 500 lines of help,
+    headed "usage: pytest.main()", hid them), then where the rest go."""
+    from conformance.settings import add_options
+
+    parser = argparse.ArgumentParser(
+        prog=f"conformance {command}",
+        usage=f"conformance {command} [options] [pytest arguments]",
+        description=RUN_HELP[command],
+        epilog=PYTEST_NOTE,
+        add_help=False,
+    )
+    if command == "list":
+        parser.add_argument("--ids", action="store_true", help="print every item id")
+    add_options(parser.add_argument)
+    return parser.format_help()
+
+
+def misspelt_options(args: list[str]) -> str | None:
+    """``--famly=Normal``: an option that is not the suite's but close to one of them (pytest
+    would only say "unrecognized arguments", headed "pytest.main()"). Other unknown options
+    are left to pytest, whose plugins may define them."""
+    from conformance.settings import add_options
+
+    ours: list[str] = []
+    add_options(lambda *names, **_: ours.extend(names))
+    ours += [f"--no-{n[2:]}" for n in ours if n == "--strict-known-failures"]
+    for arg in args:
+        name = arg.split("=", 1)[0]
+        if not name.startswith("--") or name in ours:
+            continue
+        close = difflib.get_close_matches(name, ours, n=1, cutoff=0.8)
+        if close:
+            return f"unknown option {name} (did you mean {close[0]}?)"
+    return None
+
+
+def _wants_help(args: list[str]) -> bool:
+    return any(a in ("-h", "--help") for a in args)
+
+
 def run(pytest_args: list[str]) -> int:
     import pytest
 
-    args = join_option_values(list(pytest_args))
+    if _wants_help(pytest_args):
+        sys.stdout.write(command_help("run"))
+        return EXIT_OK
+    misspelt = misspelt_options(pytest_args)
+    if misspelt:
+        print(f"conformance run: error: {misspelt}", file=sys.stderr)
+        return EXIT_USAGE
+    args = [builtin_id_path(a) for a in join_option_values(list(pytest_args))]
     if not has_paths(args):
         args += [f"--cases={builtin_cases()}"]
     # This process imported the package before pytest could register it for rewriting.
@@ -81,6 +145,9 @@ def list_items(pytest_args: list[str]) -> int:
     """Collect as ``run`` would and print the coverage; ``--ids`` prints every item id."""
     from conformance import listing
 
+    if _wants_help(pytest_args):
+        sys.stdout.write(command_help("list"))
+        return EXIT_OK
     show_ids = "--ids" in pytest_args
     args = join_option_values([a for a in pytest_args if a != "--ids"])
     if not has_paths(args):
@@ -150,10 +217,29 @@ def export_conventions(out: Path | None) -> int:
     return EXIT_OK
 
 
+def version_line() -> str:
+    """``conformance --version``: the suite's version and the frameworks it would test."""
+    from conformance import __version__
+    from conformance.versions import installed_version
+
+    found = [
+        f"{name} {v}"
+        for name in ("torch", "jax", "numpyro", "gpytorch")
+        if (v := installed_version(name)) is not None
+    ]
+    return f"conformance {__version__} ({', '.join(found) or 'no framework installed'})"
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["--version"]:
+        print(version_line())
+        return EXIT_OK
     parser = argparse.ArgumentParser(
         prog="conformance", description="Distribution conformance suite."
+    )
+    parser.add_argument(
+        "--version", action="store_true", help="print the version and the frameworks' versions"
     )
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser(

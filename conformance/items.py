@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import json
 import warnings
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -24,7 +25,7 @@ from conformance.plan import (
     CaseErrorSpec,
     CheckSpec,
     UnsupportedSpec,
-    display_path,
+    case_file_id,
     plan_file,
 )
 from conformance.results import RESULT_KEY, STATIC_KEY
@@ -56,7 +57,9 @@ class _Item(pytest.Item):
 
     def repr_failure(self, excinfo, style=None):
         if isinstance(excinfo.value, ConformanceProblem):
-            return str(excinfo.value)
+            # The kind first: pytest's one-line summary then shows what a known-failure
+            # entry for this item would name ("FAILED ...[torch-float32-grad] - [grad] ...").
+            return f"[{excinfo.value.kind}] {excinfo.value}"
         return super().repr_failure(excinfo, style=style)
 
     def reportinfo(self):
@@ -66,16 +69,37 @@ class _Item(pytest.Item):
 class CaseFileCollector(pytest.File):
     """A YAML case file: its items are the plan's specs (see :mod:`conformance.plan`)."""
 
+    @classmethod
+    def for_file(cls, parent: pytest.Collector, path: Path) -> CaseFileCollector:
+        """The collector of ``path``, its node id :func:`~conformance.plan.case_file_id`'s
+        (not pytest's rootdir-relative path), so ids survive a change of directory or install."""
+        settings: Settings = parent.config.stash[SETTINGS_KEY]
+        file_id = case_file_id(path, tuple(settings.case_roots), parent.config.rootpath)
+        return cls.from_parent(parent, path=path, nodeid=file_id)
+
     def collect(self):
         settings: Settings = self.config.stash[SETTINGS_KEY]
-        display = display_path(self.path, self.config.rootpath)
-        for spec in plan_file(self.path, settings, display):
-            if isinstance(spec, CheckSpec):
-                yield ConformanceItem.from_parent(self, name=spec.name, spec=spec)
-            elif isinstance(spec, UnsupportedSpec):
-                yield UnsupportedItem.from_parent(self, name=spec.name, spec=spec)
-            else:
-                yield InvalidCaseItem.from_parent(self, name=spec.name, spec=spec)
+        for spec in plan_file(self.path, settings, self.nodeid):
+            kind = (
+                ConformanceItem
+                if isinstance(spec, CheckSpec)
+                else UnsupportedItem
+                if isinstance(spec, UnsupportedSpec)
+                else InvalidCaseItem
+            )
+            yield kind.from_parent(self, name=spec.name, spec=spec, **_item_id(self, spec.name))
+
+
+def _item_id(parent: pytest.Collector, name: str) -> dict[str, Any]:
+    """pytest 9 reads a cached or given node id's trailing ``[...]`` as parameters (as for a
+    parametrized function), so an item named ``case[torch-float32-log_prob]`` must carry its
+    id in that shape too, or ``--lf``/``--ff`` never find it. pytest 8's ids are strings,
+    built from the name as they are."""
+    parent_id = getattr(parent, "id", None)
+    base, bracket, params = name.partition("[")
+    if not bracket or not hasattr(parent_id, "with_params"):
+        return {}
+    return {"nodeid": parent_id.child(base).with_params(params.removesuffix("]"))}
 
 
 @contextlib.contextmanager

@@ -33,6 +33,8 @@ from pathlib import Path
 from packaging.requirements import InvalidRequirement, Requirement
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from conformance.kinds import KINDS
+from conformance.names import unknown_name
 from conformance.versions import installed_version
 from conformance.yaml_source import YamlError, load_located
 
@@ -102,7 +104,35 @@ class KnownFailuresError(ValueError):
     """A known-failures file that cannot be used; names file and line."""
 
 
-def load(paths: Iterable[str | Path]) -> list[Entry]:
+@dataclass(frozen=True)
+class Vocabulary:
+    """The names an entry's patterns may match: a pattern that matches none of them can never
+    match an item (a misspelt family, an adapter that does not exist), so it is refused on load
+    instead of lying silent. Kinds are always checked, against :data:`conformance.kinds.KINDS`."""
+
+    families: frozenset[str]
+    frameworks: frozenset[str]
+    checks: frozenset[str]
+    dtypes: frozenset[str]
+
+    def problem(self, failure: KnownFailure) -> tuple[str, str] | None:
+        """(field, what is wrong) for the first pattern that can match nothing, or None."""
+        for name, known in (
+            ("family", self.families),
+            ("framework", self.frameworks),
+            ("check", self.checks),
+            ("dtype", self.dtypes),
+        ):
+            for pattern in _globs(getattr(failure, name)):
+                if not any(_regex(pattern).match(n) for n in known):
+                    return name, unknown_name(name, pattern, known)
+        return None
+
+
+def load(paths: Iterable[str | Path], vocabulary: Vocabulary | None = None) -> list[Entry]:
+    """Every entry of ``paths``, in order. Raises :class:`KnownFailuresError` naming the file
+    and line of the first entry that cannot be used: invalid YAML or fields, a duplicate id, a
+    kind no check produces, or (with ``vocabulary``) a pattern that matches no name."""
     entries: list[Entry] = []
     seen: dict[str, str] = {}
     for path in paths:
@@ -126,6 +156,11 @@ def load(paths: Iterable[str | Path]) -> list[Entry]:
                 first = exc.errors()[0]
                 loc = ".".join(str(p) for p in first["loc"])
                 raise KnownFailuresError(f"{where}: {loc}: {first['msg']}") from None
+            for field_name, problem in _problems(failure, vocabulary):
+                line = doc.line_of(("known_failures", i, field_name))
+                raise KnownFailuresError(
+                    f"{path}:{line}: known failure {failure.id!r}: {field_name}: {problem}"
+                )
             if failure.id in seen:
                 raise KnownFailuresError(
                     f"{where}: duplicate id {failure.id!r} (first at {seen[failure.id]})"
@@ -133,6 +168,14 @@ def load(paths: Iterable[str | Path]) -> list[Entry]:
             seen[failure.id] = where
             entries.append(Entry(failure, where))
     return entries
+
+
+def _problems(failure: KnownFailure, vocabulary: Vocabulary | None) -> list[tuple[str, str]]:
+    unknown = [k for k in failure.kind if k not in KINDS]
+    if unknown:
+        return [("kind", unknown_name("kind", unknown[0], KINDS, verb="is no"))]
+    found = vocabulary.problem(failure) if vocabulary else None
+    return [found] if found else []
 
 
 def builtin_files() -> list[Path]:
@@ -210,16 +253,25 @@ class Index:
         return [e for i, e in enumerate(self.entries) if found >> i & 1]
 
 
+#: The fields a run's own filters (--framework, --family, --check, --dtype, --device) narrow.
+FILTERED_FIELDS = ("framework", "family", "check", "dtype", "device")
+
+
 def unmatched(
-    entries: Iterable[Entry], records: list[dict], index: Index | None = None
+    entries: Iterable[Entry],
+    records: list[dict],
+    index: Index | None = None,
+    partial: bool = False,
 ) -> tuple[list[Entry], list[Entry]]:
     """(stale entries to warn about, entries whose version does not apply here).
 
-    An entry whose framework or family was not part of this run (filtered out) is neither.
+    An entry is stale when it matched no item although the run had items it was written for:
+    one whose framework, family, check, dtype or device this run filtered out is not. A
+    ``partial`` run (a shard, ``--quick``, ``-k``, ``--lf``, named files or ids) ran only some
+    cases, so there an entry is judged only when its case and file patterns met the run too.
     """
-    frameworks = {r.get("framework") for r in records if r.get("framework")}
-    families = {r.get("family") for r in records if r.get("family")}
-    checks = {r.get("check") for r in records if r.get("check")}
+    fields = FILTERED_FIELDS + (("case", "file") if partial else ())
+    seen = {name: {r[name] for r in records if r.get(name)} for name in fields}
     entries = list(entries)
     index = index or Index(entries)  # the run's own, built from the same entries, when given
     matched = {id(e) for r in records for e in index.matching(r)}
@@ -230,12 +282,8 @@ def unmatched(
             inactive.append(entry)
             continue
         in_scope = all(
-            any(_regex(p).match(x) for p in _globs(patterns) for x in seen)
-            for patterns, seen in (
-                (f.framework, frameworks),
-                (f.family, families),
-                (f.check, checks),
-            )
+            any(_regex(p).match(x) for p in _globs(getattr(f, name)) for x in seen[name])
+            for name in fields
         )
         if in_scope and id(entry) not in matched:
             stale.append(entry)

@@ -13,6 +13,7 @@ import dataclasses
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +21,8 @@ import numpy as np
 
 import reference
 from conformance.adapters import Adapter
-from conformance.checks import CHECKS, Check
+from conformance.arguments import builtin_cases
+from conformance.checks import CHECKS, LOAD_CHECK, UNSUPPORTED_CHECK, Check
 from conformance.known_failures import Entry
 from conformance.loader import Case, CaseError, find_case_files, load_case_file
 from conformance.materialize import CaseInputError, float64_inputs
@@ -89,7 +91,7 @@ class UnsupportedSpec:
     reason: str
 
     def static(self) -> dict[str, Any]:
-        return dict(_case_and_framework(self.case, self.adapter), check="unsupported")
+        return dict(_case_and_framework(self.case, self.adapter), check=UNSUPPORTED_CHECK)
 
 
 @dataclass(frozen=True, eq=False)
@@ -101,7 +103,7 @@ class CaseErrorSpec:
 
     def static(self) -> dict[str, Any]:
         return dict(
-            case=self.error.case_id, file=self.error.file, line=self.error.line, check="load"
+            case=self.error.case_id, file=self.error.file, line=self.error.line, check=LOAD_CHECK
         )
 
 
@@ -166,14 +168,62 @@ def quick_selection(specs: list[ItemSpec]) -> list[ItemSpec]:
 def plan(
     settings: Settings, paths: list[Path] | None = None, root: Path | None = None
 ) -> list[ItemSpec]:
-    """Every item of the case files in ``paths`` (default: the settings' case roots), with ids
-    relative to ``root`` (default: the current directory), sharded as the settings ask."""
+    """Every item of the case files in ``paths`` (default: the settings' case roots), sharded
+    as the settings ask. Ids are :func:`case_file_id`'s; a file outside every case root is
+    named relative to ``root`` (default: the current directory)."""
     root = Path.cwd() if root is None else root
     files = [
         f for p in (settings.case_roots if paths is None else paths) for f in find_case_files(p)
     ]
-    specs = [s for f in files for s in plan_file(f, settings, display_path(f, root))]
+    roots = tuple(settings.case_roots)
+    specs = [s for f in files for s in plan_file(f, settings, case_file_id(f, roots, root))]
     return shard(specs, settings.shard)
+
+
+#: What the shipped cases are called in ids, wherever they are installed.
+BUILTIN_ROOT_NAME = "cases"
+
+
+def case_file_id(path: Path, roots: tuple[Path, ...], fallback_root: Path) -> str:
+    """The path a case file's item ids, records and known-failure ``file:`` patterns use:
+    ``<root name>/<path inside its case root>``, the shipped root always ``cases``. So an id
+    reads the same from any working directory, from a clone or a wheel, and ``conformance
+    diff`` of two such runs compares like with like. A file outside every case root (named
+    on the command line) is named relative to ``fallback_root`` (pytest's rootdir)."""
+    resolved = path.resolve()
+    for root, name in _root_names(roots).items():
+        if resolved == root:
+            return root.name
+        if root in resolved.parents:
+            return f"{name}/{resolved.relative_to(root).as_posix()}"
+    return display_path(path, fallback_root)
+
+
+@cache
+def _builtin_root() -> tuple[Path, ...]:
+    """The shipped cases' directory (none in a build without them): named ``cases`` whether
+    or not a run lists it as a case root, so a shipped case's id given on the command line
+    from anywhere (see :func:`conformance.arguments.builtin_id_path`) keeps its id."""
+    try:
+        return (builtin_cases(),)
+    except FileNotFoundError:
+        return ()
+
+
+@cache
+def _root_names(roots: tuple[Path, ...]) -> dict[Path, str]:
+    """Each case root's name in ids, outermost roots first (a file in nested roots is named
+    from the outer one). The shipped root is ``cases`` (also when the run does not list it: a
+    shipped file named on the command line), unless a root of the run has that name; a root
+    whose name is taken is named by its full path, so two roots never give one id."""
+    builtin = next(iter(_builtin_root()), None)
+    names: dict[Path, str] = {}
+    ordered = sorted(set(roots), key=lambda r: (r != builtin, len(r.parts), str(r)))
+    ordered += [r for r in _builtin_root() if r not in ordered]
+    for root in ordered:
+        name = BUILTIN_ROOT_NAME if root == builtin else root.name
+        names[root] = root.as_posix() if name in names.values() else name
+    return dict(sorted(names.items(), key=lambda kv: len(kv[0].parts)))
 
 
 def shard(specs: list[ItemSpec], which: tuple[int, int] | None) -> list[ItemSpec]:

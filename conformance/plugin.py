@@ -108,8 +108,14 @@ def pytest_configure(config: pytest.Config) -> None:
     explicit = [Path(p).resolve() for p in split_list(config.option.cases)]
     if explicit:
         # `--cases DIR` alone should run DIR, not the default testpaths.
+        # A root some argument already selects from (a file or node id in it) is not added:
+        # that would run the whole root besides the selection.
         given = config.args if config.args_source == pytest.Config.ArgsSource.ARGS else []
-        config.args = [*given, *(str(p) for p in explicit if str(p) not in given)]
+        inside = [Path(a.split("::")[0]).resolve() for a in given if not a.startswith("-")]
+        config.args = [
+            *given,
+            *(str(p) for p in explicit if not any(g == p or p in g.parents for g in inside)),
+        ]
     if not hasattr(config, "workerinput") and hasattr(config.option, "xmlpath"):
         junit = default_junitxml(
             given=config.option.xmlpath,
@@ -135,7 +141,7 @@ def _is_case_file(file_path: Path, config: pytest.Config) -> bool:
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector):
     if _is_case_file(file_path, parent.config):
-        return CaseFileCollector.from_parent(parent, path=file_path)
+        return CaseFileCollector.for_file(parent, file_path)
     return None
 
 
@@ -217,7 +223,7 @@ class Recorder:
         worker = getattr(getattr(report, "node", None), "gateway", None)
         dump = robustness.read_dump(self.dump_dir, worker.id) if self.dump_dir and worker else ""
         result = robustness.crash_result(str(report.longrepr), dump, settings.item_timeout)
-        report.longrepr = result["message"]
+        report.longrepr = f"[{result['kind']}] {result['message']}"
         if self._retry_crash(crashitem, result, sched):
             report.outcome = "rerun"  # the collector keeps the message; the item runs again
         report.user_properties = [
@@ -278,7 +284,10 @@ class Recorder:
         if exitstatus == pytest.ExitCode.USAGE_ERROR or session.config.option.collectonly:
             return  # nothing ran; keep whatever results.json a real run left
         self.stale, self.inactive = known_failures.unmatched(
-            settings.known_failures, records, settings.known_failure_index
+            settings.known_failures,
+            records,
+            settings.known_failure_index,
+            partial=self._partial_selection(),
         )
         if settings.results_path is None or not records:
             return
@@ -286,6 +295,23 @@ class Recorder:
             settings.results_path, {"run": self.run_info(exitstatus, records), "records": records}
         )
         self.report_lines = publish_after_run(settings.results_path)  # never raises
+
+    def _partial_selection(self) -> bool:
+        """Whether the run selected some of its cases' items only (not through the filters
+        records show): a shard, --quick, -k/-m, --deselect, --lf, or files and node ids named.
+        Read from the options, since under xdist the controller never sees deselection."""
+        settings: Settings = self.config.stash[SETTINGS_KEY]
+        option = self.config.option
+        named = [a for a in self.config.args if "::" in a or Path(a.split("::")[0]).is_file()]
+        return bool(
+            settings.shard
+            or settings.quick
+            or getattr(option, "keyword", "")
+            or getattr(option, "markexpr", "")
+            or getattr(option, "deselect", None)
+            or getattr(option, "lf", False)
+            or named
+        )
 
     def run_info(self, exitstatus: int, records: list[dict]) -> dict:
         settings: Settings = self.config.stash[SETTINGS_KEY]

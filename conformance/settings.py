@@ -18,8 +18,9 @@ from typing import TYPE_CHECKING, Any
 import reference
 from conformance import memory, robustness
 from conformance.adapters import Adapter, all_adapters
-from conformance.checks import CHECKS, OPT_IN
+from conformance.checks import CHECKS, NON_CHECK_ITEMS, OPT_IN
 from conformance.dtypes import FLOAT_DTYPES
+from conformance.names import unknown_name
 from conformance.operations import Operation
 from conformance.validate import Known
 
@@ -258,9 +259,17 @@ class Settings:
 
     @cached_property
     def known_failures(self) -> list:
+        """Every entry of the run's known-failure files, its names checked against the
+        families, adapters, checks and dtypes this run knows."""
         from conformance import known_failures
 
-        return known_failures.load(self.all_known_failure_files)
+        vocabulary = known_failures.Vocabulary(
+            families=frozenset(reference.family_names()),
+            frameworks=frozenset(self.adapters),
+            checks=frozenset(CHECKS) | NON_CHECK_ITEMS,
+            dtypes=frozenset(FLOAT_DTYPES),
+        )
+        return known_failures.load(self.all_known_failure_files, vocabulary)
 
     @cached_property
     def known_failure_index(self) -> Index:
@@ -310,20 +319,16 @@ class Settings:
     def problems(self) -> list[str]:
         """Selections that name nothing: a typo should not silently select zero items."""
         out = []
-        for pattern in self.frameworks:
-            if not any(fnmatch.fnmatchcase(n, pattern) for n in self.adapters):
-                out.append(
-                    f"--framework {pattern!r} matches no adapter ({', '.join(self.adapters)})"
-                )
-        for pattern in self.families:
-            if not any(fnmatch.fnmatchcase(n, pattern) for n in reference.family_names()):
-                out.append(f"--family {pattern!r} matches no family")
-        for pattern in self.checks:
-            if not any(fnmatch.fnmatchcase(n, pattern) for n in CHECKS):
-                out.append(f"--check {pattern!r} matches no check ({', '.join(CHECKS)})")
-        for d in self.dtypes:
-            if d not in FLOAT_DTYPES:
-                out.append(f"--dtype {d!r} is not one of {', '.join(FLOAT_DTYPES)}")
+        selections = (
+            ("--framework", "adapter", self.frameworks, list(self.adapters)),
+            ("--family", "family", self.families, reference.family_names()),
+            ("--check", "check", self.checks, list(CHECKS)),
+            ("--dtype", "dtype", self.dtypes, list(FLOAT_DTYPES)),
+        )
+        for option, what, patterns, known in selections:
+            for pattern in patterns:
+                if not any(fnmatch.fnmatchcase(n, pattern) for n in known):
+                    out.append(f"{option} {unknown_name(what, pattern, known)}")
         for name in self.opt_in:
             if name not in Operation.__members__.values():
                 out.append(f"--opt-in {name!r} is not one of {', '.join(Operation)}")

@@ -151,3 +151,41 @@ def test_nox_conformance_session_fails_on_mismatches() -> None:
     )
     calls = [n for n in ast.walk(session) if isinstance(n, ast.Call)]
     assert not any(k.arg == "success_codes" for c in calls for k in c.keywords)
+
+
+def test_version_and_python_dash_m(tmp_path: Path) -> None:
+    from conformance import __version__
+
+    proc = subprocess.run(
+        [sys.executable, "-m", "conformance", "--version"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith(f"conformance {__version__} (torch ")
+
+
+def test_command_help_shows_the_suites_options_first(tmp_path: Path) -> None:
+    """`run --help` once printed pytest's 566 lines headed "usage: pytest.main()"; `list
+    --help` printed an empty table and exited 2."""
+    for command in ("run", "list"):
+        proc = conformance(command, "--help", cwd=tmp_path)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        assert proc.stdout.startswith(f"usage: conformance {command} [options]")
+        for option in ("--framework", "--family", "--shard", "--quick", "--known-failures"):
+            assert option in proc.stdout
+        assert "pytest.main" not in proc.stdout and len(proc.stdout.splitlines()) < 120
+        assert "goes to pytest" in proc.stdout.replace("\n", " ")
+
+
+def test_misspelt_options_and_names_get_a_suggestion(tmp_path: Path) -> None:
+    proc = conformance("run", "--famly=Normal", cwd=tmp_path)
+    assert proc.returncode == 2
+    assert "unknown option --famly (did you mean --family?)" in proc.stderr
+    proc = conformance("run", "--family=Normall", "--framework", "torhc", cwd=tmp_path)
+    assert proc.returncode == 2
+    assert "--family 'Normall' matches no family (did you mean 'Normal'?)" in proc.stderr
+    assert "--framework 'torhc' matches no adapter (did you mean 'torch'?)" in proc.stderr

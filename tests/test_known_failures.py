@@ -134,3 +134,43 @@ def test_the_index_matches_exactly_what_matching_one_by_one_would(patterns, vers
             e for e in entries if kf.version_applies(e.failure) and kf.matches(e.failure, static)
         ]
         assert index.matching(static) == one_by_one
+
+
+@pytest.mark.parametrize(
+    ("field", "text", "fragment"),
+    [
+        ("family", "family: Norml", "'Norml' matches no family (did you mean 'Normal'?)"),
+        ("framework", "framework: [torch, numpyr]", "'numpyr' matches no framework"),
+        ("check", "check: log-prob", "(did you mean 'log_prob'?)"),
+        ("dtype", "dtype: float16", "'float16' matches no dtype"),
+        ("kind", "kind: [value, gradient]", "'gradient' is no kind (did you mean 'grad'?)"),
+        ("family", "family: 'Multivariate*'", None),  # a glob that matches a family is fine
+    ],
+)
+def test_names_are_checked_on_load(tmp_path: Path, field, text, fragment) -> None:
+    """An entry that can never match an item is a usage error naming file, line and entry
+    (once, a misspelt family or kind was accepted and the bug's items simply failed)."""
+    from conformance.settings import Settings, parse_options
+
+    body = f"known_failures:\n  - id: a\n    kind: value\n    reason: r\n  - id: b\n    {text}\n"
+    body += "    reason: r\n" + ("    kind: value\n" if field != "kind" else "")
+    path = write(tmp_path, body)
+    settings = Settings.from_sources(parse_options([f"--known-failures={path}"])[0], {})
+    if fragment is None:
+        assert [e.id for e in settings.known_failures][-2:] == ["a", "b"]
+        return
+    with pytest.raises(kf.KnownFailuresError) as info:
+        _ = settings.known_failures
+    assert f"{path}:6: known failure 'b': {field}: " in str(info.value)
+    assert fragment in str(info.value)
+
+
+def test_stale_entries_account_for_filters_and_partial_runs() -> None:
+    """A float32 run does not call a float64-only entry stale, nor a partial run (a shard, -k)
+    an entry for a case it did not run; a complete run still does."""
+    records = [dict(STATIC)]  # one float32 numpyro MVN item
+    float64_only = kf.Entry(entry(id="float64-only", dtype="float64"), "f:1")
+    other_case = kf.Entry(entry(id="other-case", case="cov-other"), "f:2")
+    entries = [float64_only, other_case]
+    assert [e.id for e in kf.unmatched(entries, records)[0]] == ["other-case"]
+    assert kf.unmatched(entries, records, partial=True)[0] == []

@@ -29,3 +29,14 @@ def test_ci_runs_readme_line_two() -> None:
 
 def test_torch_pin_is_the_local_cpu_build() -> None:
     assert '"torch==2.13.0"' in (REPO / "pyproject.toml").read_text()
+
+
+def test_every_failure_kind_is_in_the_readme_table() -> None:
+    """The README's kind table is the code's list, row for row (an entry's ``kind`` must be
+    one of them, so a user reads the valid names there)."""
+    from conformance.kinds import KINDS
+
+    text = (REPO / "README.md").read_text()
+    table = text.split("| kind | meaning |\n|---|---|\n", 1)[1].split("\n\n", 1)[0]
+    rows = dict(re.findall(r"^\| `([a-z_]+)` \| (.+) \|$", table, flags=re.MULTILINE))
+    assert rows == KINDS

@@ -48,9 +48,11 @@ def test_a_run_writes_report_reproducers_and_junit(case_dir, run_suite, pytester
             continue
         failures += 1
         rec = failing[f"cases/normal.yaml::{case.get('name')}"]
-        assert failure.get("message").startswith("log_prob mismatch: cases/normal.yaml::scalar")
+        # The kind first (what a known-failure entry names), then our message, whole.
+        head = f"[{rec['kind']}] log_prob mismatch: cases/normal.yaml::scalar"
+        assert rec["kind"] == "value" and failure.get("message").startswith(head)
         assert "Traceback" not in failure.text and "def runtest" not in failure.text
-        assert failure.text.strip() == rec["message"].strip()  # ours, whole, no harness frames
+        assert failure.text.strip() == f"[{rec['kind']}] {rec['message']}".strip()
     assert failures == counts["failed"]
 
 

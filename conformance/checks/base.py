@@ -9,6 +9,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar
 
+from conformance.kinds import HEADLINE_WORDS, KINDS
 from conformance.loader import Case
 from conformance.operations import Operation
 from conformance.subject import FrameworkError, Subject
@@ -100,21 +101,13 @@ class Check(ABC):
         metrics: dict | None = None,
         arrays: dict | None = None,
     ) -> CheckResult:
-        head = f"{self.name} {_KIND_WORDS.get(kind, 'mismatch')}: {subject.case.file}::{subject.case.id}"
+        if kind not in KINDS:  # a known-failure entry could never name it
+            raise ValueError(f"check {self.name!r} failed with undeclared kind {kind!r}")
+        head = f"{self.name} {HEADLINE_WORDS.get(kind, 'mismatch')}: {subject.case.file}::{subject.case.id}"
         message = (
             f"{head}\n  framework: {subject.label}\n  shapes: {subject.shapes_line()}\n  {detail}"
         )
         return CheckResult(False, kind, message, metrics or {}, arrays=arrays or {})
-
-
-_KIND_WORDS = {
-    "raises": "raised",
-    "memory": "ran out of memory",
-    "nan": "returned NaN",
-    "inf": "returned inf",
-    "shape": "shape mismatch",
-    "dtype": "dtype mismatch",
-}
 
 
 #: Arrays up to this many elements are kept in full in results.json for failing items.
