@@ -116,7 +116,14 @@ def pytest_configure(config: pytest.Config) -> None:
             *given,
             *(str(p) for p in explicit if not any(g == p or p in g.parents for g in inside)),
         ]
-    if not hasattr(config, "workerinput") and hasattr(config.option, "xmlpath"):
+    # A collect-only run executes nothing: it must leave the last run's junit.xml as it is
+    # (as it does results.json and the report).
+    collect_only = getattr(config.option, "collectonly", False)
+    if (
+        not hasattr(config, "workerinput")
+        and hasattr(config.option, "xmlpath")
+        and not collect_only
+    ):
         junit = default_junitxml(
             given=config.option.xmlpath,
             results_path=settings.results_path,
