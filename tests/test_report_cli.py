@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from test_report import sample
 
 from conformance.cli import main
@@ -113,3 +114,25 @@ def test_the_installed_command_has_both_subcommands(tmp_path: Path) -> None:
         timeout=300,
     )
     assert proc.returncode == 0 and "0 regressions" in proc.stdout, proc.stderr
+
+
+def test_diff_fails_on_what_it_is_told_to(tmp_path: Path, capsys) -> None:
+    """``--fail-on`` turns the diff into a CI gate: 1 when a named kind of change happened,
+    0 when only others did; an unknown name is a usage error with a suggestion."""
+    old = sample.sample_results()
+    new = json.loads(json.dumps(old))
+    passed = next(r for r in new["records"] if r["outcome"] == "passed")
+    passed.update(outcome="failed", kind="value", message="log_prob mismatch")
+    new["records"].append({**passed, "nodeid": passed["nodeid"] + "-new", "outcome": "error"})
+    args = ["diff", str(write(tmp_path / "old.json", old)), str(write(tmp_path / "new.json", new))]
+    assert main(args) == 0  # no --fail-on: a report, never a verdict
+    assert main([*args, "--fail-on=removed"]) == 0  # nothing was removed
+    assert main([*args, "--fail-on=regression"]) == 1
+    assert "failing on 1 regression (--fail-on=regression)" in capsys.readouterr().out
+    assert main([*args, "--fail-on=removed,new-failure,changed"]) == 1
+    assert "failing on 1 new-failure, 1 changed" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as info:
+        main([*args, "--fail-on=regresion"])
+    assert info.value.code == 2
+    assert "(did you mean 'regression'?)" in capsys.readouterr().err
+    assert main(["diff", args[1], args[1], "--fail-on=regression,removed,changed"]) == 0

@@ -10,8 +10,17 @@ import argparse
 import sys
 from pathlib import Path
 
-EXIT_OK, EXIT_USAGE = 0, 2
+from conformance.names import unknown_name
+
+EXIT_OK, EXIT_FAILING, EXIT_USAGE = 0, 1, 2
 COMMANDS = ("report", "diff")
+#: What ``conformance diff --fail-on`` can fail on (see ``diff.failing_changes``).
+FAIL_ON: dict[str, str] = {
+    "regression": "an item that passed now fails or errors",
+    "new-failure": "a new item (not in the old run) fails or errors",
+    "removed": "an item of the old run is missing from the new one",
+    "changed": "any outcome change but a fix (regressions and other changes)",
+}
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
@@ -30,11 +39,28 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         "diff",
         help="compare two results.json: regressions, fixes, changes, new/removed items",
         description="List regressions (passed → failed/error), fixes (failed/error → passed), "
-        "other outcome changes, and new and removed items. Exits 0 whatever changed.",
+        "other outcome changes, and new and removed items. Exits 0 whatever changed, "
+        "unless --fail-on names a kind of change that happened (then 1).",
     )
     diff.add_argument("old", type=Path, help="results.json of the earlier run")
     diff.add_argument("new", type=Path, help="results.json of the later run")
     diff.add_argument("--html", type=Path, metavar="OUT", help="also write the diff as HTML")
+    diff.add_argument(
+        "--fail-on",
+        metavar="WHAT",
+        type=_fail_on,
+        default=[],
+        help="exit 1 when the diff has these changes (comma-separated): "
+        + "; ".join(f"{k}: {v}" for k, v in FAIL_ON.items()),
+    )
+
+
+def _fail_on(text: str) -> list[str]:
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    for name in names:
+        if name not in FAIL_ON:
+            raise argparse.ArgumentTypeError(unknown_name("change", name, FAIL_ON, "is no"))
+    return names
 
 
 def run_command(ns: argparse.Namespace) -> int:
@@ -43,7 +69,7 @@ def run_command(ns: argparse.Namespace) -> int:
     try:
         if ns.command == "report":
             return _report(ns.results, ns.output)
-        return _diff(ns.old, ns.new, ns.html)
+        return _diff(ns.old, ns.new, ns.html, ns.fail_on)
     except ResultsError as exc:
         print(f"conformance {ns.command}: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
@@ -62,8 +88,8 @@ def _report(paths: list[Path], output: Path | None) -> int:
     return EXIT_OK
 
 
-def _diff(old: Path, new: Path, html: Path | None) -> int:
-    from conformance.report.diff import diff_html, diff_results, diff_text
+def _diff(old: Path, new: Path, html: Path | None, fail_on: list[str]) -> int:
+    from conformance.report.diff import diff_html, diff_results, diff_text, failing_changes
     from conformance.report.merge import load_results_files
 
     result = diff_results(load_results_files([old]), load_results_files([new]), str(old), str(new))
@@ -73,4 +99,9 @@ def _diff(old: Path, new: Path, html: Path | None) -> int:
 
         write_text_atomic(html, diff_html(result))
         print(f"wrote {html}")
+    failing = failing_changes(result, fail_on)
+    if failing:
+        found = ", ".join(f"{n} {name}" for name, n in failing.items())
+        print(f"conformance diff: failing on {found} (--fail-on={','.join(fail_on)})")
+        return EXIT_FAILING
     return EXIT_OK

@@ -8,7 +8,7 @@ upgrade's effect can be read at a glance.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from conformance.report.data import summary_line
@@ -82,6 +82,18 @@ def diff_results(old: Results, new: Results, old_label: str, new_label: str) -> 
             out.changed.append(_change(nodeid, prev, rec))
     out.removed = [_change(n, rec, None) for n, rec in before.items() if n not in after]
     return out
+
+
+def failing_changes(diff: Diff, fail_on: Iterable[str]) -> dict[str, int]:
+    """How many changes of each ``--fail-on`` category (see
+    :data:`conformance.report.commands.FAIL_ON`) the diff has; only non-zero ones."""
+    counts = {
+        "regression": len(diff.regressions),
+        "new-failure": sum(c.new in BAD for c in diff.new),
+        "removed": len(diff.removed),
+        "changed": len(diff.regressions) + len(diff.changed),
+    }
+    return {name: counts[name] for name in fail_on if counts[name]}
 
 
 def _line(change: Change) -> str:
