@@ -1,4 +1,11 @@
-"""nox sessions: ``conformance`` (the suite on the pinned frameworks), ``tests`` and ``lint``.
+"""nox sessions (``nox -l`` lists them; ``nox`` alone runs the first three):
+
+- ``conformance``: the suite on the pinned frameworks; fails on mismatches;
+- ``tests``: the suite's own tests;
+- ``lint``: ruff check and format, at the ``test`` extra's pinned ruff;
+- ``bench``: ``conformance bench`` (wall times, baseline, phases, peak RSS);
+- ``versions(stack=...)``: NumPyro's items on an older framework stack (see STACKS);
+- ``mutants``: ``conformance mutants``, every catalogued bug injected; fails if one survives.
 
 Framework pins live in one place, pyproject.toml's ``frameworks`` extra. Override one with an
 environment variable, e.g. ``CONFORMANCE_PIN_NUMPYRO=0.16.1 CONFORMANCE_PIN_JAX=0.4.35
@@ -35,6 +42,15 @@ VERSION_SCOPE = (
 )
 
 ROOT = Path(__file__).parent
+
+
+def pinned(extra: str, name: str) -> str:
+    """The requirement for ``name`` in pyproject.toml's ``extra`` (one place for each pin)."""
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    for requirement in pyproject["project"]["optional-dependencies"][extra]:
+        if re.split(r"[=<>!~ \[]", requirement, maxsplit=1)[0] == name:
+            return requirement
+    raise KeyError(f"{name} is not in the {extra!r} extra")
 
 
 def pinned_frameworks(overrides: dict[str, str] | None = None) -> list[str]:
@@ -83,7 +99,8 @@ def bench(session: nox.Session) -> None:
 
 @nox.session
 def lint(session: nox.Session) -> None:
-    session.install("ruff")
+    """ruff check and format --check, with the ruff version the test extra pins."""
+    session.install(pinned("test", "ruff"))
     session.run("ruff", "check", ".")
     session.run("ruff", "format", "--check", ".")
 

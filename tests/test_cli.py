@@ -155,6 +155,27 @@ def test_nox_conformance_session_fails_on_mismatches() -> None:
     assert not any(k.arg == "success_codes" for c in calls for k in c.keywords)
 
 
+def test_noxfile_documents_every_session_and_pins_ruff() -> None:
+    """The docstring once listed 3 sessions of 6, and lint installed whatever ruff was new."""
+    import ast
+    import tomllib
+
+    tree = ast.parse((REPO / "noxfile.py").read_text())
+    sessions = [
+        f.name
+        for f in tree.body
+        if isinstance(f, ast.FunctionDef)
+        and any("nox.session" in ast.unparse(d) for d in f.decorator_list)
+    ]
+    assert len(sessions) == 6
+    doc = ast.get_docstring(tree) or ""
+    assert all(f"``{name}" in doc for name in sessions), sessions
+    lint = next(f for f in tree.body if isinstance(f, ast.FunctionDef) and f.name == "lint")
+    assert 'pinned("test", "ruff")' in ast.unparse(lint)
+    extras = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    assert any(r.startswith("ruff==") for r in extras["optional-dependencies"]["test"])
+
+
 def test_version_and_python_dash_m(tmp_path: Path) -> None:
     from conformance import __version__
 
