@@ -171,7 +171,7 @@ def test_noxfile_documents_every_session_and_pins_ruff() -> None:
     doc = ast.get_docstring(tree) or ""
     assert all(f"``{name}" in doc for name in sessions), sessions
     lint = next(f for f in tree.body if isinstance(f, ast.FunctionDef) and f.name == "lint")
-    assert 'pinned("test", "ruff")' in ast.unparse(lint)
+    assert "pinned('test', 'ruff')" in ast.unparse(lint)
     extras = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
     assert any(r.startswith("ruff==") for r in extras["optional-dependencies"]["test"])
 
