@@ -201,6 +201,29 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
     ]
 
 
+def run_verdict(
+    records: list[dict], shard: tuple[int, int] | None, exitstatus: int
+) -> tuple[int, str] | None:
+    """(exit status, why) where a run's own status would mislead a CI job, else None.
+
+    A shard with no items (a small selection over many shards) is a complete, empty part of
+    the run: exit 0, with a results.json for ``conformance report`` to merge. A run whose every
+    item was skipped tested nothing (no framework installed, say): a usage error, not green.
+    """
+    if not records and shard is not None and exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED:
+        k, n = shard
+        return pytest.ExitCode.OK, f"conformance: shard {k}/{n} has no items (exit 0)"
+    case_records = [r for r in records if r.get("outcome")]
+    skipped_all = case_records and all(r["outcome"] == "skipped" for r in case_records)
+    if skipped_all and exitstatus == pytest.ExitCode.OK:
+        return (
+            pytest.ExitCode.USAGE_ERROR,
+            f"conformance: all {len(case_records)} items were skipped, nothing was tested "
+            "(are the frameworks installed? see the skip reasons)",
+        )
+    return None
+
+
 class Recorder:
     """Turns reports into records and writes results.json; lives on the controller only."""
 
@@ -296,10 +319,15 @@ class Recorder:
             settings.known_failure_index,
             partial=self._partial_selection(),
         )
-        if settings.results_path is None or not records:
+        self.verdict = run_verdict(records, settings.shard, exitstatus)
+        if self.verdict is not None:
+            session.exitstatus, self.verdict_line = self.verdict
+        empty_shard = not records and settings.shard is not None and self.verdict is not None
+        if settings.results_path is None or not (records or empty_shard):
             return
         write_atomic(
-            settings.results_path, {"run": self.run_info(exitstatus, records), "records": records}
+            settings.results_path,
+            {"run": self.run_info(int(session.exitstatus), records), "records": records},
         )
         self.report_lines = publish_after_run(settings.results_path)  # never raises
 
@@ -319,6 +347,9 @@ class Recorder:
             or getattr(option, "lf", False)
             or named
         )
+
+    verdict: tuple[int, str] | None = None
+    verdict_line = ""
 
     def run_info(self, exitstatus: int, records: list[dict]) -> dict:
         settings: Settings = self.config.stash[SETTINGS_KEY]
@@ -354,6 +385,8 @@ class Recorder:
         }
 
     def pytest_terminal_summary(self, terminalreporter, exitstatus: int) -> None:
+        if self.verdict_line:
+            terminalreporter.write_line(self.verdict_line, yellow=True)
         for entry in getattr(self, "stale", []):
             terminalreporter.write_line(
                 f"warning: known failure {entry.id!r} ({entry.source}) matched no item: "

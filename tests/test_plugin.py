@@ -243,6 +243,22 @@ def test_cuda_items_skip_with_a_reason_where_there_is_none(case_dir, run_suite) 
     reasons = {r["framework"]: r["message"] for r in data["records"]}
     assert "CUDA" in reasons["torch"] and "GPU" in reasons["numpyro"]
     assert {r["device"] for r in data["records"]} == {"cuda"}
+    # Nothing was tested: a CI job must not go green on it (it once exited 0).
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stdout.fnmatch_lines(["conformance: all 16 items were skipped, nothing was tested*"])
+    assert data["run"]["exitstatus"] == pytest.ExitCode.USAGE_ERROR
+
+
+def test_an_empty_shard_exits_0_with_results_to_merge(case_dir, run_suite) -> None:
+    """A small selection over many CI shards leaves some empty: each is a complete, empty part
+    of the run (it once exited 2 and wrote nothing, so the merge missed a shard)."""
+    cases = case_dir({"mvn.yaml": GOOD})
+    result, data = run_suite(cases, "--framework=torch", "--dtype=float64", "--shard=99/100")
+    assert result.ret == pytest.ExitCode.OK
+    result.stdout.fnmatch_lines(["conformance: shard 99/100 has no items (exit 0)"])
+    assert data["records"] == [] and data["run"]["shard"] == [99, 100]
+    result, data = run_suite(cases, "--framework=torch", "--dtype=float64", "--shard=1/100")
+    assert result.ret == pytest.ExitCode.OK and len(data["records"]) == 1
 
 
 FLAKY_CASE = """

@@ -136,3 +136,18 @@ def test_diff_fails_on_what_it_is_told_to(tmp_path: Path, capsys) -> None:
     assert info.value.code == 2
     assert "(did you mean 'regression'?)" in capsys.readouterr().err
     assert main(["diff", args[1], args[1], "--fail-on=regression,removed,changed"]) == 0
+
+
+def test_report_of_some_shards_says_which_are_missing(tmp_path: Path, capsys) -> None:
+    """Merging shard 1 of 2 once gave a report that passed for the whole run."""
+    a, b, part_a, part_b = shards(tmp_path)
+    for path, part, k in ((a, part_a, 1), (b, part_b, 2)):
+        write(path, {**part, "run": {**part["run"], "shard": [k, 3]}})
+    out = tmp_path / "partial.html"
+    assert main(["report", str(a), str(b), "-o", str(out)]) == 0
+    assert "warning: 2 of 3 shards given (1/3, 2/3); missing 3/3" in capsys.readouterr().err
+    assert "this report covers part of a run: 2 of 3 shards given" in out.read_text()
+    c = write(tmp_path / "c.json", {"run": {**part_b["run"], "shard": [3, 3]}, "records": []})
+    assert main(["report", str(a), str(b), str(c), "-o", str(out)]) == 0
+    assert "warning" not in capsys.readouterr().err
+    assert "covers part of a run" not in out.read_text()

@@ -80,6 +80,8 @@ def _report(paths: list[Path], output: Path | None) -> int:
     from conformance.report.reproducers import DIRNAME
 
     published = publish(paths, output)
+    if published.incomplete:
+        print(f"conformance report: warning: {published.incomplete}", file=sys.stderr)
     print(f"wrote {published.html}")
     if published.reproducers:
         print(

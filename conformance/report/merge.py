@@ -43,6 +43,31 @@ class Results:
     def merged(self) -> bool:
         return len(self.shards) > 1
 
+    def incomplete(self) -> str | None:
+        """What is missing when the inputs are shards (``--shard K/N``) but not all N of one
+        split: a report of part of a run must say so, not pass for the whole."""
+        split = [tuple(s.run["shard"]) for s in self.shards if _is_shard(s.run.get("shard"))]
+        if not split:
+            return None
+        totals = sorted({n for _, n in split})
+        if len(totals) > 1:
+            return f"the inputs are shards of different splits (of {', '.join(map(str, totals))})"
+        n = totals[0]
+        missing = sorted(set(range(1, n + 1)) - {k for k, _ in split})
+        if not missing:
+            return None
+        listed = ", ".join(f"{k}/{n}" for k, _ in sorted(set(split)))
+        absent = ", ".join(f"{k}/{n}" for k in missing)
+        return f"{n - len(missing)} of {n} shards given ({listed}); missing {absent}"
+
+
+def _is_shard(value: object) -> bool:
+    return (
+        isinstance(value, list | tuple)
+        and len(value) == 2
+        and all(isinstance(v, int) for v in value)
+    )
+
 
 def read_results_file(path: str | Path) -> dict:
     """One results.json as a dict with ``run`` and ``records``; a clear error if it is not one."""

@@ -22,6 +22,8 @@ INDEX = "index.html"
 class Published:
     html: Path
     reproducers: dict[str, Path]
+    #: What is missing when the inputs were shards but not all of one split (else None).
+    incomplete: str | None = None
 
 
 def publish(results_paths: Sequence[str | Path], out: str | Path | None = None) -> Published:
@@ -34,7 +36,7 @@ def publish(results_paths: Sequence[str | Path], out: str | Path | None = None) 
     written = write_reproducers(results.records, html_path.parent / DIRNAME)
     hrefs = {nodeid: f"{DIRNAME}/{path.name}" for nodeid, path in written.items()}
     write_text_atomic(html_path, render_report(results, hrefs))
-    return Published(html_path, written)
+    return Published(html_path, written, results.incomplete())
 
 
 def publish_after_run(results_path: str | Path) -> list[str]:

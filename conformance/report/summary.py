@@ -85,6 +85,9 @@ def run_view(results: Results) -> RunView:
                 f"{len(results.shards)} merged" + (f", {total_s} in all" if total_s else ""),
             ),
         )
+    missing = results.incomplete()
+    if missing:
+        facts.insert(0, ("incomplete", f"this report covers part of a run: {missing}"))
     commands = list(run.get("commands") or ([run["command"]] if run.get("command") else []))
     shards = [
         ShardView(
