@@ -23,7 +23,7 @@ KINDS: dict[str, str] = {
     "jit": "the compiled result is wrong, and so is the eager one",
     "jit_only": "the compiled result is wrong, the eager one right",
     "eager_only": "the eager (op-by-op) result is wrong, the compiled one right",
-    "timeout": "the item ran past --timeout",
+    "timeout": "the item ran past --item-timeout",
     "crash": "the process running the item died (segfault, abort, hard timeout)",
     "no_result": "the item never reported a result (interrupted, or its worker vanished)",
     "case_error": "the case file or case is invalid (the suite's input, not the framework)",

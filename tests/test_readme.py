@@ -40,3 +40,25 @@ def test_every_failure_kind_is_in_the_readme_table() -> None:
     table = text.split("| kind | meaning |\n|---|---|\n", 1)[1].split("\n\n", 1)[0]
     rows = dict(re.findall(r"^\| `([a-z_]+)` \| (.+) \|$", table, flags=re.MULTILINE))
     assert rows == KINDS
+
+
+def test_every_option_and_variable_is_in_the_configuration_table() -> None:
+    """Options are declared once (``settings.add_options``); each has a README row, and every
+    ``CONFORMANCE_*`` variable the code reads is named in the README (the list once left out
+    CONFORMANCE_KNOWN_FAILURES and CONFORMANCE_ADAPTERS)."""
+    from conformance.settings import add_options
+
+    text = (REPO / "README.md").read_text()
+    table = text.split("| option | variable | what it does |\n|---|---|---|\n", 1)[1]
+    table = table.split("\n\n", 1)[0]
+    documented = set(re.findall(r"^\| `(--[a-z\[\]-]+)", table, flags=re.MULTILINE))
+    declared: list[str] = []
+    add_options(lambda *names, **_: declared.extend(names))
+    declared = [n.replace("--strict", "--[no-]strict") for n in declared]
+    assert documented == set(declared)
+    sources = [*(REPO / "conformance").rglob("*.py"), REPO / "noxfile.py"]
+    read = {v for p in sources for v in re.findall(r"CONFORMANCE_[A-Z_]+", p.read_text())}
+    # CONFORMANCE_PIN_NUMPYRO and its siblings: the README's CONFORMANCE_PIN_<PACKAGE>.
+    read = {"CONFORMANCE_PIN_<PACKAGE>" if v.startswith("CONFORMANCE_PIN_") else v for v in read}
+    missing = sorted(v for v in read if v not in text)
+    assert read and not missing
