@@ -231,7 +231,7 @@ def _body_grad(ctx: dict) -> list[str]:
             ]
         lines.append(
             f"GRADS = {{n: (None if g is None else g.detach().cpu().numpy()) "
-            f"for n, g in zip({list(wrt)!r}, grads)}}"
+            f"for n, g in zip({list(wrt)!r}, grads, strict=True)}}"
         )
         return lines + _grad_compare_lines()
     if ctx["compiled"]:
@@ -252,7 +252,7 @@ def _body_grad(ctx: dict) -> list[str]:
                 f"grads = jax.grad(lambda {args}: jnp.sum(log_prob({args}) * CT), "
                 f"argnums={argnums!r})({args})"
             )
-    lines.append(f"GRADS = {{n: np.asarray(g) for n, g in zip({list(wrt)!r}, grads)}}")
+    lines.append(f"GRADS = {{n: np.asarray(g) for n, g in zip({list(wrt)!r}, grads, strict=True)}}")
     return lines + _grad_compare_lines()
 
 
@@ -349,12 +349,7 @@ def render(
         "",
         *("    " + docstring_text(ln) for ln in message.splitlines()[:12]),
         '"""',
-        "import base64",
-        "import io",
-        "import sys",
-        "",
-        "import numpy as np",
-        *dialect.imports,
+        IMPORTS,
     ]
     call_arrays = {}
     body_lines = []
@@ -372,7 +367,11 @@ def render(
     call, modules = call_source(subject.binding, call_arrays, wrap_fn)
     extra_modules = set(adapter.reproducer_modules(subject.binding))
     contexts = adapter.reproducer_contexts(subject.binding)
-    lines += [f"import {m}" for m in sorted((modules | extra_modules) - {"torch", "jax"}) if m]
+    third_party = [
+        "import numpy as np",
+        *dialect.imports,
+        *(f"import {m}" for m in (modules | extra_modules) - {"torch", "jax"} if m),
+    ]
     exp = subject.expected
     # The log_prob check's tolerance, the binding's declared one included.
     tol = subject.declared_tolerance(
@@ -422,4 +421,23 @@ def render(
         "print('OK: no mismatch reproduced')  # every comparison above passed",
         "",
     ]
-    return "\n".join(lines)
+    text = "\n".join(lines)
+    return text.replace(IMPORTS, import_block(text, third_party), 1)
+
+
+#: Where a script's imports go once the rest is written (they depend on what it uses).
+IMPORTS = "# <imports>"
+
+
+def import_block(text: str, third_party: list[str]) -> str:
+    """The script's imports as ruff's isort writes them: the standard library modules it uses,
+    then the frameworks and numpy, each group sorted by module; nothing unused."""
+    # What an embedded .npy array needs (see array_literal).
+    used = {"base64": "base64.b64decode(", "io": "io.BytesIO("}
+    stdlib = ["import sys"] + [f"import {m}" for m, call in used.items() if call in text]
+
+    def module(line: str) -> str:
+        return line.removeprefix("import ").split(" as ")[0]
+
+    groups = [sorted(set(stdlib), key=module), sorted(set(third_party), key=module)]
+    return "\n\n".join("\n".join(group) for group in groups)

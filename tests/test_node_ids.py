@@ -173,3 +173,55 @@ def test_a_shipped_case_id_runs_from_anywhere(tmp_path: Path) -> None:
     directory, where no ``cases/`` is (``conformance run`` finds the shipped file)."""
     wanted = "cases/beta.yaml::scalar[torch-float32-log_prob]"
     assert _collected(tmp_path, wanted) == [wanted]
+
+
+def test_ids_from_an_installed_wheel_match_the_clones(tmp_path: Path) -> None:
+    """Built and installed as a wheel, the shipped cases live in ``conformance/builtin_cases``;
+    their ids still read ``cases/...``, so a wheel's run and a clone's diff cleanly."""
+    wheels, site = tmp_path / "wheels", tmp_path / "site"
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", wheels, REPO],
+        check=True,
+        timeout=600,
+    )
+    wheel = next(wheels.glob("*.whl"))
+    subprocess.run(
+        [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", site, wheel],
+        check=True,
+        timeout=600,
+    )
+    assert (site / "conformance" / "builtin_cases" / "beta.yaml").is_file()
+    selection = ["--family=Beta", "--framework=torch", "--dtype=float32", "--variants=off"]
+    env = {**os.environ, "PYTHONPATH": str(site)}
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "conformance",
+            "run",
+            "--co",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            *selection,
+        ],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert (
+        str(site)
+        in subprocess.run(  # the wheel's package ran, not the checkout's
+            [sys.executable, "-c", "import conformance; print(conformance.__file__)"],
+            env=env,
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+    )
+    from_wheel = [line for line in proc.stdout.splitlines() if "::" in line]
+    assert from_wheel == _collected(REPO, *selection)

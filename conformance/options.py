@@ -1,0 +1,141 @@
+"""Every option of a run, declared once, and the list helpers their values go through.
+
+Kept free of heavy imports: the pytest entry point (:mod:`conformance.plugin`) declares these
+options in every pytest run of every project where the suite is installed, and must cost next
+to nothing there.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from conformance import robustness
+
+DEFAULT_RESULTS = "reports/results.json"
+
+
+def split_list(values: list[str] | None) -> list[str]:
+    """``["a,b", "c"]`` → ``["a", "b", "c"]``: options accept repeats and commas alike."""
+    out = []
+    for v in values or ():
+        out.extend(part.strip() for part in v.split(",") if part.strip())
+    return out
+
+
+def env_list(name: str, env: Mapping[str, str] | None = None) -> list[str]:
+    return split_list([(os.environ if env is None else env).get(name, "")])
+
+
+def add_options(add: Callable[..., Any]) -> None:
+    """Declare every option of a run through ``add`` (pytest's ``addoption`` or argparse's
+    ``add_argument``): the one list of them, which :meth:`Settings.from_sources` reads."""
+    add(
+        "--cases",
+        action="append",
+        metavar="DIR",
+        help="directory (or file) of YAML cases; repeatable",
+    )
+    add(
+        "--framework",
+        action="append",
+        metavar="NAME",
+        help="only these adapters (glob; repeatable or comma-separated)",
+    )
+    add("--family", action="append", metavar="NAME", help="only these families (glob)")
+    add("--check", action="append", metavar="NAME", help="only these checks (glob)")
+    add("--dtype", action="append", metavar="DTYPE", help="only these dtypes: float32, float64")
+    add("--device", metavar="DEVICE", help="cpu (default) or cuda; also CONFORMANCE_DEVICE")
+    add(
+        "--adapter",
+        action="append",
+        metavar="MODULE:CLASS",
+        help="load a third-party adapter class",
+    )
+    add(
+        "--results", metavar="PATH", help=f"where to write results.json (default {DEFAULT_RESULTS})"
+    )
+    add("--no-results", action="store_true", help="do not write results.json")
+    add(
+        "--known-failures",
+        action="append",
+        metavar="FILE",
+        help="YAML file of expected framework failures (repeatable; also CONFORMANCE_KNOWN_FAILURES)",
+    )
+    add(
+        "--no-builtin-known-failures",
+        action="store_true",
+        help="do not load the suite's own registry of known framework bugs",
+    )
+    add(
+        "--strict-known-failures",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="a known failure that now passes fails the run (default: on)",
+    )
+    add(
+        "--shard",
+        metavar="K/N",
+        help="run only the K-th of N deterministic shards of the items (CONFORMANCE_SHARD)",
+    )
+    add(
+        "--quick",
+        action="store_true",
+        default=None,
+        help="a pull-request-sized run: the first item of each family × framework × check × "
+        "dtype in each case file, and every item of the seed bugs' cases (CONFORMANCE_QUICK=1)",
+    )
+    add(
+        "--property",
+        type=int,
+        metavar="N",
+        help="property-based mode: N hypothesis examples of drawn batch shapes per case, "
+        "framework and dtype (default 0: off; CONFORMANCE_PROPERTY)",
+    )
+    add(
+        "--variants",
+        choices=("on", "off"),
+        help="derive broadcast-pattern variants from every case (default on; CONFORMANCE_VARIANTS)",
+    )
+    add(
+        "--opt-in",
+        action="append",
+        metavar="OPERATION",
+        help="run an operation an adapter offers only on request, e.g. jit (torch.compile, "
+        "~2 s per shape); repeatable or comma-separated (CONFORMANCE_OPT_IN; "
+        "CONFORMANCE_TORCH_COMPILE=1 means jit)",
+    )
+    add(
+        "--item-timeout",
+        metavar="SECONDS",
+        help=f"fail a case item that runs longer (kind timeout; default "
+        f"{robustness.DEFAULT_ITEM_TIMEOUT:g}, 0: off; CONFORMANCE_ITEM_TIMEOUT)",
+    )
+    add(
+        "--worker-memory",
+        metavar="SIZE",
+        help="cap each xdist worker's writable memory, e.g. 8G, 512M, off (default 8G; "
+        "CONFORMANCE_WORKER_MEMORY)",
+    )
+    add(
+        "--memory-budget",
+        metavar="SIZE",
+        help="between items, when a process's resident memory exceeds SIZE, drop the "
+        "frameworks' compiled-code caches and return the memory (default 2G, off; "
+        "CONFORMANCE_MEMORY_BUDGET)",
+    )
+    add(
+        "--crash-retries",
+        metavar="N",
+        help="run an item that crashed its worker up to N more times on a fresh worker; it "
+        "keeps the crash messages, and passes only if a retry passes (default 0; xdist only; "
+        "CONFORMANCE_CRASH_RETRIES)",
+    )
+    add(
+        "--max-elements",
+        metavar="N",
+        help="reject a case whose arrays would have more elements, before building them "
+        "(default 1000000; CONFORMANCE_MAX_ELEMENTS)",
+    )

@@ -1,0 +1,395 @@
+"""The suite's pytest hooks, registered by :mod:`conformance.plugin` in runs that have case files.
+
+Case files are collected only from case roots — ``--cases DIR``, ``CONFORMANCE_CASES``, the ini
+value ``conformance_cases`` — or when named on the command line, so installing the suite never
+turns another project's YAML files into tests. results.json is written by the process that sees
+every report (the xdist controller), and only when case items were collected.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import json
+import os
+import platform
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+from conformance import __version__, gc_policy, known_failures, memory, robustness, timing_plugin
+from conformance.adapters import jax_cache
+from conformance.expectations import SubjectFactory
+from conformance.items import FACTORY_KEY, SETTINGS_KEY, CaseFileCollector, ConformanceItem
+from conformance.loader import CASE_SUFFIXES
+from conformance.report.junit import default_junitxml
+from conformance.report.publish import publish_after_run
+from conformance.results import (
+    RESULT_KEY,
+    STATIC_KEY,
+    ResultsCollector,
+    counts,
+    is_case_nodeid,
+    write_atomic,
+)
+from conformance.settings import Settings, SettingsError, split_list
+from conformance.versions import version_text
+
+#: Distributions whose versions a run reports (frameworks and what they run on).
+REPORTED_PACKAGES = (
+    "torch",
+    "jax",
+    "jaxlib",
+    "numpyro",
+    "gpytorch",
+    "linear_operator",
+    "numpy",
+    "scipy",
+)
+
+
+def _settings(config: pytest.Config) -> Settings:
+    try:
+        return Settings.from_sources(
+            config.option, os.environ, [Path(p) for p in config.getini("conformance_cases")]
+        )
+    except SettingsError as exc:
+        raise pytest.UsageError(str(exc)) from None
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """``--shard K/N``: keep every N-th case item starting at the K-th, deterministically."""
+    settings: Settings = config.stash[SETTINGS_KEY]
+    if settings.shard is None:
+        return
+    k, n = settings.shard
+    keep, drop = [], []
+    position = 0
+    for item in items:
+        if not is_case_nodeid(item.nodeid):
+            keep.append(item)
+            continue
+        (keep if position % n == k - 1 else drop).append(item)
+        position += 1
+    if drop:
+        config.hook.pytest_deselected(items=drop)
+        items[:] = keep
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """In every process that runs case items (xdist workers too): see :mod:`gc_policy`."""
+    if any(is_case_nodeid(item.nodeid) for item in session.items):
+        gc_policy.tune()
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    gc_policy.restore()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    settings = _settings(config)
+    problems = settings.problems()
+    if problems:
+        raise pytest.UsageError("; ".join(problems))
+    config.stash[SETTINGS_KEY] = settings
+    config.stash[FACTORY_KEY] = SubjectFactory(settings.device, settings.property_examples)
+    config.pluginmanager.register(timing_plugin.TimingPlugin(config), "conformance-timing")
+    if not hasattr(config, "workerinput"):
+        config.pluginmanager.register(Recorder(config), "conformance-recorder")
+        robustness.terminate_as_interrupt()
+    explicit = [Path(p).resolve() for p in split_list(config.option.cases)]
+    if explicit:
+        # `--cases DIR` alone should run DIR, not the default testpaths.
+        # A root some argument already selects from (a file or node id in it) is not added:
+        # that would run the whole root besides the selection.
+        given = config.args if config.args_source == pytest.Config.ArgsSource.ARGS else []
+        inside = [Path(a.split("::")[0]).resolve() for a in given if not a.startswith("-")]
+        config.args = [
+            *given,
+            *(str(p) for p in explicit if not any(g == p or p in g.parents for g in inside)),
+        ]
+    # A collect-only run executes nothing: it must leave the last run's junit.xml as it is
+    # (as it does results.json and the report).
+    collect_only = getattr(config.option, "collectonly", False)
+    if (
+        not hasattr(config, "workerinput")
+        and hasattr(config.option, "xmlpath")
+        and not collect_only
+    ):
+        junit = default_junitxml(
+            given=config.option.xmlpath,
+            results_path=settings.results_path,
+            args=config.args,
+            roots=settings.case_roots,
+            cwd=config.invocation_params.dir,
+        )
+        if junit is not None:
+            config.option.xmlpath = str(junit)  # read by pytest's junitxml plugin after us
+
+
+def _is_case_file(file_path: Path, config: pytest.Config) -> bool:
+    if file_path.suffix not in CASE_SUFFIXES:
+        return False
+    settings: Settings = config.stash[SETTINGS_KEY]
+    resolved = file_path.resolve()
+    for root in settings.case_roots:
+        if resolved == root or root in resolved.parents:
+            return True
+    return any(Path(a.split("::")[0]).resolve() == resolved for a in config.args)
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector):
+    if _is_case_file(file_path, parent.config):
+        return CaseFileCollector.for_file(parent, file_path)
+    return None
+
+
+@pytest.hookimpl(optionalhook=True, tryfirst=True)
+def pytest_timeout_set_timer(item: pytest.Item, settings) -> bool | None:
+    """pytest-timeout's timer, our way for case items (see :mod:`conformance.robustness`);
+    other tests keep pytest-timeout's own."""
+    if not isinstance(item, ConformanceItem):
+        return None
+    robustness.set_item_timer(item, settings.timeout, hard=hasattr(item.config, "workerinput"))
+    return True
+
+
+_MEMORY_GUARD = pytest.StashKey[memory.MemoryGuard]()
+
+
+def pytest_runtest_teardown(item: pytest.Item) -> None:
+    """After each case item: release compiled code if the process outgrew its budget."""
+    if isinstance(item, ConformanceItem):
+        stash = item.config.stash
+        if _MEMORY_GUARD not in stash:
+            stash[_MEMORY_GUARD] = memory.MemoryGuard(stash[SETTINGS_KEY].memory_budget)
+        stash[_MEMORY_GUARD].after_item(item.adapter)
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    config = session.config
+    if hasattr(config, "workerinput"):
+        settings: Settings = config.stash[SETTINGS_KEY]
+        robustness.start_worker(config.workerinput, settings.worker_memory)
+
+
+def _versions() -> dict[str, str]:
+    return {name: version_text(name) for name in REPORTED_PACKAGES}
+
+
+def _env() -> dict[str, str]:
+    return {k: v for k, v in sorted(os.environ.items()) if k.startswith("CONFORMANCE_")}
+
+
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    settings: Settings = config.stash[SETTINGS_KEY]
+    versions = ", ".join(f"{k} {v}" for k, v in _versions().items())
+    env = ", ".join(f"{k}={v}" for k, v in _env().items()) or "(none set)"
+    roots = ", ".join(str(r) for r in settings.case_roots) or "(none)"
+    return [
+        f"conformance {__version__}: {versions}",
+        f"conformance device: {settings.device}; case roots: {roots}",
+        f"conformance env: {env}",
+    ]
+
+
+def run_verdict(
+    records: list[dict], shard: tuple[int, int] | None, exitstatus: int
+) -> tuple[int, str] | None:
+    """(exit status, why) where a run's own status would mislead a CI job, else None.
+
+    A shard with no items (a small selection over many shards) is a complete, empty part of
+    the run: exit 0, with a results.json for ``conformance report`` to merge. A run whose every
+    item was skipped tested nothing (no framework installed, say): a usage error, not green.
+    """
+    if not records and shard is not None and exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED:
+        k, n = shard
+        return pytest.ExitCode.OK, f"conformance: shard {k}/{n} has no items (exit 0)"
+    case_records = [r for r in records if r.get("outcome")]
+    skipped_all = case_records and all(r["outcome"] == "skipped" for r in case_records)
+    if skipped_all and exitstatus == pytest.ExitCode.OK:
+        return (
+            pytest.ExitCode.USAGE_ERROR,
+            f"conformance: all {len(case_records)} items were skipped, nothing was tested "
+            "(are the frameworks installed? see the skip reasons)",
+        )
+    return None
+
+
+class Recorder:
+    """Turns reports into records and writes results.json; lives on the controller only."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+        self.collector = ResultsCollector()
+        self.started = time.time()
+        self.report_lines: list[str] = []
+        self.dump_dir: str | None = None
+        #: Crashed items put back in the queue, and how often (``--crash-retries``).
+        self.crash_runs: dict[str, int] = {}
+
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        self.collector.set_collected([i.nodeid for i in session.items], session.items)
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_configure_node(self, node) -> None:
+        """Tell each xdist worker where its crash dumps go (read back if it dies)."""
+        if self.dump_dir is None:
+            self.dump_dir = tempfile.mkdtemp(prefix="conformance-dumps-")
+        node.workerinput[robustness.DUMP_DIR_KEY] = self.dump_dir
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_handlecrashitem(self, crashitem: str, report, sched) -> None:
+        """A worker died running ``crashitem``: record why (crash, or the hard timeout)."""
+        settings: Settings = self.config.stash[SETTINGS_KEY]
+        worker = getattr(getattr(report, "node", None), "gateway", None)
+        dump = robustness.read_dump(self.dump_dir, worker.id) if self.dump_dir and worker else ""
+        result = robustness.crash_result(str(report.longrepr), dump, settings.item_timeout)
+        report.longrepr = f"[{result['kind']}] {result['message']}"
+        if self._retry_crash(crashitem, result, sched):
+            report.outcome = "rerun"  # the collector keeps the message; the item runs again
+        report.user_properties = [
+            *(report.user_properties or ()),
+            (RESULT_KEY, json.dumps(result)),
+        ]
+
+    def pytest_report_teststatus(self, report) -> tuple | None:
+        if report.outcome == "rerun":  # a crashed run going back in the queue
+            return "crash-retried", "R", ("CRASHED, RETRYING", {"yellow": True})
+        return None
+
+    def _retry_crash(self, nodeid: str, result: dict, sched) -> bool:
+        """Put a crashed item back in the queue if ``--crash-retries`` allows another run.
+
+        Some frameworks crash nondeterministically (old XLA segfaulted in compilation in a
+        different item on each run); a retry tells that apart from a crash the item causes.
+        """
+        settings: Settings = self.config.stash[SETTINGS_KEY]
+        if result["kind"] != "crash" or self.crash_runs.get(nodeid, 0) >= settings.crash_retries:
+            return False
+        try:
+            sched.mark_test_pending(nodeid)
+        except (AttributeError, NotImplementedError):
+            return False  # a --dist mode that cannot re-queue one item
+        self.crash_runs[nodeid] = self.crash_runs.get(nodeid, 0) + 1
+        return True
+
+    def pytest_unconfigure(self, config: pytest.Config) -> None:
+        if self.dump_dir is not None:
+            robustness.remove_dir(self.dump_dir)
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_xdist_node_collection_finished(self, node, ids) -> None:
+        self.collector.set_collected(list(ids))
+
+    @pytest.hookimpl(tryfirst=True)  # before pytest's own junitxml writer sees the report
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        self.collector.add_report(report)
+        # Our properties are JSON for results.json (reproducers, inputs, case source); in
+        # junit.xml they would triple its size. The item's own list is left untouched.
+        report.user_properties = [
+            (k, v) for k, v in report.user_properties if k not in (STATIC_KEY, RESULT_KEY)
+        ]
+
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        settings: Settings = self.config.stash[SETTINGS_KEY]
+        interrupted = exitstatus == pytest.ExitCode.INTERRUPTED
+        if interrupted:
+            reasons = ("interrupted before this item ran", "interrupted while this item ran")
+        else:
+            reasons = ("no result reported (crashed worker?)", "started but never finished")
+        records = self.collector.finalize(*reasons)
+        if records and getattr(self.config.option, "numprocesses", None):
+            # Only after xdist workers ran items (they are done: nothing writes the caches).
+            with contextlib.suppress(OSError):
+                jax_cache.share_between_workers()
+        if exitstatus == pytest.ExitCode.USAGE_ERROR or session.config.option.collectonly:
+            return  # nothing ran; keep whatever results.json a real run left
+        self.stale, self.inactive = known_failures.unmatched(
+            settings.known_failures,
+            records,
+            settings.known_failure_index,
+            partial=self._partial_selection(),
+        )
+        self.verdict = run_verdict(records, settings.shard, exitstatus)
+        if self.verdict is not None:
+            session.exitstatus, self.verdict_line = self.verdict
+        empty_shard = not records and settings.shard is not None and self.verdict is not None
+        if settings.results_path is None or not (records or empty_shard):
+            return
+        write_atomic(
+            settings.results_path,
+            {"run": self.run_info(int(session.exitstatus), records), "records": records},
+        )
+        self.report_lines = publish_after_run(settings.results_path)  # never raises
+
+    def _partial_selection(self) -> bool:
+        """Whether the run selected some of its cases' items only (not through the filters
+        records show): a shard, --quick, -k/-m, --deselect, --lf, or files and node ids named.
+        Read from the options, since under xdist the controller never sees deselection."""
+        settings: Settings = self.config.stash[SETTINGS_KEY]
+        option = self.config.option
+        named = [a for a in self.config.args if "::" in a or Path(a.split("::")[0]).is_file()]
+        return bool(
+            settings.shard
+            or settings.quick
+            or getattr(option, "keyword", "")
+            or getattr(option, "markexpr", "")
+            or getattr(option, "deselect", None)
+            or getattr(option, "lf", False)
+            or named
+        )
+
+    verdict: tuple[int, str] | None = None
+    verdict_line = ""
+
+    def run_info(self, exitstatus: int, records: list[dict]) -> dict:
+        settings: Settings = self.config.stash[SETTINGS_KEY]
+        numprocesses = getattr(self.config.option, "numprocesses", None)
+        return {
+            "schema_version": 1,
+            "conformance_version": __version__,
+            "frameworks": _versions(),
+            "python": sys.version.split()[0],
+            "platform": platform.platform(),
+            "machine": platform.machine(),
+            "device": settings.device,
+            "started": dt.datetime.fromtimestamp(self.started, dt.UTC).isoformat(
+                timespec="seconds"
+            ),
+            "duration": round(time.time() - self.started, 3),
+            "command": " ".join(sys.argv),
+            "args": list(self.config.invocation_params.args),
+            "workers": numprocesses or 0,
+            "env": _env(),
+            "case_roots": [str(r) for r in settings.case_roots],
+            "interrupted": exitstatus == pytest.ExitCode.INTERRUPTED,
+            "exitstatus": int(exitstatus),
+            "collected": len(self.collector.collected or []),
+            "counts": counts(records),
+            "timing": timing_plugin.summary(self.config),
+            "known_failure_files": [str(p) for p in settings.all_known_failure_files],
+            "stale_known_failures": [
+                {"id": e.id, "source": e.source} for e in getattr(self, "stale", [])
+            ],
+            "inactive_known_failures": [e.id for e in getattr(self, "inactive", [])],
+            "shard": list(settings.shard) if settings.shard else None,
+        }
+
+    def pytest_terminal_summary(self, terminalreporter, exitstatus: int) -> None:
+        if self.verdict_line:
+            terminalreporter.write_line(self.verdict_line, yellow=True)
+        for entry in getattr(self, "stale", []):
+            terminalreporter.write_line(
+                f"warning: known failure {entry.id!r} ({entry.source}) matched no item: "
+                "remove it or fix its patterns",
+                yellow=True,
+            )
+        settings: Settings = self.config.stash[SETTINGS_KEY]
+        if settings.results_path is not None and self.collector.collected:
+            terminalreporter.write_line(f"conformance results: {settings.results_path}")
+        for line in self.report_lines:
+            terminalreporter.write_line(line, yellow="WARNING" in line)
