@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -182,6 +183,63 @@ def test_boolean_arrays_are_written_for_every_numpy_the_project_allows() -> None
     literal = reproducer.array_literal(np.array([True, False]))
     assert literal == "np.array([True, False], dtype='bool')"  # np.bool is gone on 1.24-1.26
     assert eval(literal, {"np": np}).dtype == np.bool_
+
+
+def _numpy_lower_bound() -> str:
+    import tomllib
+
+    repo = Path(__file__).resolve().parents[1]
+    deps = tomllib.loads((repo / "pyproject.toml").read_text())["project"]["dependencies"]
+    return next(d for d in deps if d.startswith("numpy>=")).removeprefix("numpy>=")
+
+
+def test_torch_scripts_run_on_the_oldest_numpy_the_project_allows(tmp_path: Path) -> None:
+    """``numpy>=1.26`` is allowed, so a reproducer must run there too (``np.bool``, missing on
+    1.24-1.26, once raised before the script's try block). torch and GPyTorch run on NumPy 1.26;
+    JAX 0.10 needs NumPy 2, so NumPyro's scripts meet only NumPy 2 and are run by the tests
+    above."""
+    oldest = _numpy_lower_bound()
+    site = tmp_path / "numpy-oldest"
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            "--no-deps",
+            "--target",
+            site,
+            f"numpy=={oldest}.*",
+        ],
+        check=True,
+        timeout=600,
+    )
+    case = make_case(MVN_TRIL)
+    for adapter in ("torch", "gpytorch.root"):
+        subject = subject_for(case, adapter, "float32")
+        for method in ("shapes", "log_prob", "grad", "grad_functional"):
+            source = reproducer.render(subject, method, "x")
+            if source is None:
+                continue
+            path = tmp_path / "repro.py"
+            path.write_text(source)
+            code = (
+                "import sys, runpy, numpy; print('numpy', numpy.__version__); "
+                "runpy.run_path(sys.argv[1], run_name='__main__')"
+            )
+            proc = subprocess.run(
+                [sys.executable, "-c", code, str(path)],
+                env={**os.environ, "PYTHONPATH": str(site)},
+                cwd=tmp_path,
+                capture_output=True,
+                text=True,
+                check=False,
+                timeout=300,
+            )
+            shown = f"{adapter} {method}: {proc.stdout}{proc.stderr}"
+            assert f"numpy {oldest}." in proc.stdout, shown
+            assert proc.returncode == 0 and "OK: no mismatch reproduced" in proc.stdout, shown
 
 
 def test_scripts_are_ruff_clean(tmp_path: Path) -> None:
