@@ -333,7 +333,9 @@ def test_a_dump_keeps_the_error_and_the_frameworks_frames() -> None:
     ],
 )
 def test_bad_robustness_options_are_usage_errors(pytester, option: str, message: str) -> None:
-    result = pytester.runpytest(option, "-p", "no:cacheprovider")
+    # A run with a case root: without one the entry point stays dormant and reads no option.
+    pytester.mkdir("cases")
+    result = pytester.runpytest("--cases=cases", option, "-p", "no:cacheprovider")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert message in result.stderr.str()
 
