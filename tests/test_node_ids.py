@@ -185,6 +185,8 @@ def test_ids_from_an_installed_wheel_match_the_clones(tmp_path: Path) -> None:
         timeout=600,
     )
     wheel = next(wheels.glob("*.whl"))
+    # The distribution's own name ("conformance" on the package index is another project).
+    assert wheel.name.startswith("distribution_conformance-"), wheel.name
     subprocess.run(
         [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", site, wheel],
         check=True,
