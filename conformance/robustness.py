@@ -135,6 +135,15 @@ def start_worker(workerinput: dict, memory_limit: int | None) -> None:
         set_memory_limit(memory_limit)
 
 
+def stop_worker() -> None:
+    """At the end of an xdist worker's session: no item can crash it any more, so the dump file
+    is closed (left to interpreter exit, it was reported as an unclosed file)."""
+    fh = _dump.pop("file", None)
+    if fh is not None:
+        faulthandler.disable()
+        fh.close()
+
+
 def set_memory_limit(limit: int) -> None:
     """Lower this process's RLIMIT_DATA soft limit (never above the hard limit)."""
     import resource

@@ -176,6 +176,11 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         robustness.start_worker(config.workerinput, settings.worker_memory)
 
 
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if hasattr(config, "workerinput"):
+        robustness.stop_worker()
+
+
 def _versions() -> dict[str, str]:
     return {name: version_text(name) for name in REPORTED_PACKAGES}
 
