@@ -44,7 +44,7 @@ PYTEST_NOTE = (
 def command_help(command: str) -> str:
     """``conformance run --help``: the suite's options first (pytest's 500 lines of help,
     headed "usage: pytest.main()", hid them), then where the rest go."""
-    from conformance.settings import add_options
+    from conformance.options import add_options
 
     parser = argparse.ArgumentParser(
         prog=f"conformance {command}",
@@ -63,11 +63,16 @@ def misspelt_options(args: list[str]) -> str | None:
     """``--famly=Normal``: an option that is not the suite's but close to one of them (pytest
     would only say "unrecognized arguments", headed "pytest.main()"). Other unknown options
     are left to pytest, whose plugins may define them."""
-    from conformance.settings import add_options
+    from conformance.options import add_options
 
     ours: list[str] = []
-    add_options(lambda *names, **_: ours.extend(names))
-    ours += [f"--no-{n[2:]}" for n in ours if n == "--strict-known-failures"]
+
+    def declared(*names: str, **how: object) -> None:
+        ours.extend(names)
+        if how.get("action") is argparse.BooleanOptionalAction:
+            ours.extend(f"--no-{n[2:]}" for n in names)
+
+    add_options(declared)
     for arg in args:
         name = arg.split("=", 1)[0]
         if not name.startswith("--") or name in ours:

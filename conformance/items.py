@@ -79,15 +79,15 @@ class CaseFileCollector(pytest.File):
 
     def collect(self):
         settings: Settings = self.config.stash[SETTINGS_KEY]
+        item_class = {
+            CheckSpec: ConformanceItem,
+            UnsupportedSpec: UnsupportedItem,
+            CaseErrorSpec: InvalidCaseItem,
+        }
         for spec in plan_file(self.path, settings, self.nodeid):
-            kind = (
-                ConformanceItem
-                if isinstance(spec, CheckSpec)
-                else UnsupportedItem
-                if isinstance(spec, UnsupportedSpec)
-                else InvalidCaseItem
+            yield item_class[type(spec)].from_parent(
+                self, name=spec.name, spec=spec, **_item_id(self, spec.name)
             )
-            yield kind.from_parent(self, name=spec.name, spec=spec, **_item_id(self, spec.name))
 
 
 def _item_id(parent: pytest.Collector, name: str) -> dict[str, Any]:

@@ -34,7 +34,7 @@ from packaging.requirements import InvalidRequirement, Requirement
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from conformance.kinds import KINDS
-from conformance.names import unknown_name
+from conformance.names import unknown_name, unmatched_pattern
 from conformance.versions import installed_version
 from conformance.yaml_source import YamlError, load_located
 
@@ -124,8 +124,9 @@ class Vocabulary:
             ("dtype", self.dtypes),
         ):
             for pattern in _globs(getattr(failure, name)):
-                if not any(_regex(pattern).match(n) for n in known):
-                    return name, unknown_name(name, pattern, known)
+                problem = unmatched_pattern(name, pattern, known)
+                if problem:
+                    return name, problem
         return None
 
 
@@ -156,7 +157,9 @@ def load(paths: Iterable[str | Path], vocabulary: Vocabulary | None = None) -> l
                 first = exc.errors()[0]
                 loc = ".".join(str(p) for p in first["loc"])
                 raise KnownFailuresError(f"{where}: {loc}: {first['msg']}") from None
-            for field_name, problem in _problems(failure, vocabulary):
+            found = _problem(failure, vocabulary)
+            if found:
+                field_name, problem = found
                 line = doc.line_of(("known_failures", i, field_name))
                 raise KnownFailuresError(
                     f"{path}:{line}: known failure {failure.id!r}: {field_name}: {problem}"
@@ -170,12 +173,12 @@ def load(paths: Iterable[str | Path], vocabulary: Vocabulary | None = None) -> l
     return entries
 
 
-def _problems(failure: KnownFailure, vocabulary: Vocabulary | None) -> list[tuple[str, str]]:
+def _problem(failure: KnownFailure, vocabulary: Vocabulary | None) -> tuple[str, str] | None:
+    """(field, what is wrong) for the first field of ``failure`` that can match nothing."""
     unknown = [k for k in failure.kind if k not in KINDS]
     if unknown:
-        return [("kind", unknown_name("kind", unknown[0], KINDS, verb="is no"))]
-    found = vocabulary.problem(failure) if vocabulary else None
-    return [found] if found else []
+        return "kind", unknown_name("kind", unknown[0], KINDS, verb="is no")
+    return vocabulary.problem(failure) if vocabulary else None
 
 
 def builtin_files() -> list[Path]:

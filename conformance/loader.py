@@ -17,10 +17,9 @@ from pydantic import ValidationError
 
 import reference
 from conformance.case_model import CaseFile, CaseSpec
+from conformance.options import CASE_SUFFIXES
 from conformance.validate import Known, SemanticError, resolve_case
 from conformance.yaml_source import Located, YamlError, load_located
-
-CASE_SUFFIXES = (".yaml", ".yml")
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,9 @@ from typing import Any
 
 from conformance import robustness
 
+#: What a case file is called (only under a case root, or named on the command line).
+CASE_SUFFIXES = (".yaml", ".yml")
+
 DEFAULT_RESULTS = "reports/results.json"
 
 

@@ -14,9 +14,7 @@ import os
 
 import pytest
 
-from conformance.options import add_options, env_list, split_list
-
-CASE_SUFFIXES = (".yaml", ".yml")
+from conformance.options import CASE_SUFFIXES, add_options, env_list, split_list
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

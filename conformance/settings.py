@@ -19,7 +19,7 @@ from conformance import memory, robustness
 from conformance.adapters import Adapter, all_adapters
 from conformance.checks import CHECKS, NON_CHECK_ITEMS, OPT_IN
 from conformance.dtypes import FLOAT_DTYPES
-from conformance.names import unknown_name
+from conformance.names import unmatched_pattern
 from conformance.operations import Operation
 from conformance.options import DEFAULT_RESULTS, add_options, env_list, split_list
 from conformance.validate import Known
@@ -201,8 +201,9 @@ class Settings:
         )
         for option, what, patterns, known in selections:
             for pattern in patterns:
-                if not any(fnmatch.fnmatchcase(n, pattern) for n in known):
-                    out.append(f"{option} {unknown_name(what, pattern, known)}")
+                problem = unmatched_pattern(what, pattern, known)
+                if problem:
+                    out.append(f"{option} {problem}")
         for name in self.opt_in:
             if name not in Operation.__members__.values():
                 out.append(f"--opt-in {name!r} is not one of {', '.join(Operation)}")

@@ -24,7 +24,7 @@ from conformance import __version__, gc_policy, known_failures, memory, robustne
 from conformance.adapters import jax_cache
 from conformance.expectations import SubjectFactory
 from conformance.items import FACTORY_KEY, SETTINGS_KEY, CaseFileCollector, ConformanceItem
-from conformance.loader import CASE_SUFFIXES
+from conformance.options import CASE_SUFFIXES
 from conformance.report.junit import default_junitxml
 from conformance.report.publish import publish_after_run
 from conformance.results import (
