@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import yaml
 
-import reference
+from conformance import reference
 from conformance.fresh_values import well_conditioned_draw
 from conformance.gradients import ExpectedGrad, binding_structure, expected_grad_for
 from conformance.loader import Case

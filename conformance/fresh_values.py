@@ -18,7 +18,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-import reference
+from conformance import reference
 from conformance.dtypes import round_to
 
 #: Redraws before a position falls back to the case's own value.

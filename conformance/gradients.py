@@ -28,14 +28,13 @@ from functools import lru_cache
 
 import numpy as np
 
-import reference
-from conformance import timing
+from conformance import reference, timing
 from conformance.compare import ULPS, project
 from conformance.dtypes import eps, round_to
 from conformance.loader import Case
 from conformance.materialize import inputs_for
-from reference import unbroadcast
-from reference.numdiff import step_scale
+from conformance.reference import unbroadcast
+from conformance.reference.numdiff import step_scale
 
 #: Relative perturbation used to measure the gradient's conditioning, and how many draws.
 PERTURBATION = 1e-5

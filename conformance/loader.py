@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-import reference
+from conformance import reference
 from conformance.case_model import CaseFile, CaseSpec
 from conformance.options import CASE_SUFFIXES
 from conformance.validate import Known, SemanticError, resolve_case

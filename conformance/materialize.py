@@ -12,8 +12,7 @@ from functools import lru_cache
 
 import numpy as np
 
-import reference
-from conformance import timing
+from conformance import reference, timing
 from conformance.case_model import SampleSpec
 from conformance.dtypes import round_to, value_numpy_dtype
 from conformance.generators import GENERATORS

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-import reference
+from conformance import reference
 from conformance.adapters import Adapter
 from conformance.arguments import builtin_cases
 from conformance.checks import CHECKS, LOAD_CHECK, UNSUPPORTED_CHECK, Check

@@ -14,8 +14,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import reference
-from conformance import memory, robustness
+from conformance import memory, reference, robustness
 from conformance.adapters import Adapter, all_adapters
 from conformance.checks import CHECKS, NON_CHECK_ITEMS, OPT_IN
 from conformance.dtypes import FLOAT_DTYPES

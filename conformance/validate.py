@@ -13,9 +13,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-import reference
+from conformance import reference
 from conformance.case_model import CaseSpec, SampleSpec, literal_shape
-from reference import OracleError
+from conformance.reference import OracleError
 
 DEFAULT_MAX_ELEMENTS = 1_000_000
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1

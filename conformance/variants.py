@@ -25,11 +25,11 @@ from collections.abc import Callable
 
 import numpy as np
 
-import reference
+from conformance import reference
 from conformance.fresh_values import well_conditioned_draw
 from conformance.loader import Case
 from conformance.materialize import sample_with_batch
-from reference import OracleError
+from conformance.reference import OracleError
 
 Arrays = dict[str, np.ndarray]
 Derive = Callable[[Arrays, np.ndarray], tuple[Arrays, np.ndarray]]

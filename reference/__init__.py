@@ -6,8 +6,8 @@ into the expected values. ``tests/test_reference_isolation.py`` enforces that.
 
 from __future__ import annotations
 
-from reference.core import Family, OracleError, ParamInfo, ValueInfo, unbroadcast
-from reference.families import FAMILIES
+from .core import Family, OracleError, ParamInfo, ValueInfo, unbroadcast
+from .families import FAMILIES
 
 
 def get_family(name: str) -> Family:

@@ -13,8 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from reference import domains
-from reference.numdiff import richardson_elementwise_grad
+from . import domains
+from .numdiff import richardson_elementwise_grad
 
 Arrays = Mapping[str, np.ndarray]
 Options = Mapping[str, Any]

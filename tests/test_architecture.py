@@ -14,16 +14,25 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("conformance", "reference")
+# The oracle's source is the top-level reference/ directory; the package imports it as
+# conformance.reference, through the link conformance/reference (the wheel holds it there).
+ORACLE = "conformance.reference"
+SOURCES = {"conformance": ROOT / "conformance", ORACLE: ROOT / "reference"}
 
 
-def _module_name(path: Path) -> str:
-    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+def _module_name(package: str, root: Path, path: Path) -> str:
+    parts = [package, *path.relative_to(root).with_suffix("").parts]
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
 def _modules() -> dict[str, Path]:
-    return {_module_name(p): p for pkg in PACKAGES for p in sorted((ROOT / pkg).rglob("*.py"))}
+    link = ROOT / "conformance" / "reference"
+    return {
+        _module_name(package, root, p): p
+        for package, root in SOURCES.items()
+        for p in sorted(root.rglob("*.py"))
+        if not p.is_relative_to(link)
+    }
 
 
 def _runtime_imports(path: Path, name: str, known: set[str]) -> set[str]:
@@ -78,14 +87,33 @@ def test_no_import_circles() -> None:
 
 def test_reference_imports_no_framework_and_nothing_of_the_suite() -> None:
     graph = _graph()
-    for module, deps in graph.items():
-        if module.startswith("reference"):
-            assert not [d for d in deps if d.startswith("conformance")], module
+    oracle = [m for m in graph if m.startswith(ORACLE)]
+    assert len(oracle) > 40
+    for module in oracle:
+        assert not [d for d in graph[module] if not d.startswith(ORACLE)], module
+
+
+def test_the_oracle_has_one_import_name() -> None:
+    """Nothing imports the top-level ``reference``: a second name would load a second oracle
+    (its own FAMILIES, its own Family class), and the wheel ships only ``conformance``."""
+    assert (ROOT / "conformance" / "reference").resolve() == SOURCES[ORACLE]
+    offenders = []
+    for path in [*SOURCES[ORACLE].parent.joinpath("tests").rglob("*.py"), *_modules().values()]:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0:
+                names = [node.module or ""]
+            offenders += [
+                f"{path.name}:{node.lineno}" for n in names if n.split(".")[0] == "reference"
+            ]
+    assert not offenders, offenders
 
 
 def test_checks_read_the_oracle_only_through_the_subject() -> None:
     """A check imports neither the oracle nor the code that computes expectations."""
-    forbidden = ("reference", "conformance.materialize", "conformance.gradients")
+    forbidden = (ORACLE, "conformance.materialize", "conformance.gradients")
     forbidden += ("conformance.expectations", "conformance.fresh_values", "conformance.variants")
     graph = _graph()
     checks = [m for m in graph if m.startswith("conformance.checks")]

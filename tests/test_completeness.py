@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-import reference
+from conformance import reference
 from conformance.adapters import BUILTIN
 from conformance.checks import CHECKS
 from conformance.loader import find_case_files, load_case_file

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-import reference
+from conformance import reference
 from conformance.dtypes import round_to
 from conformance.fresh_values import ATTEMPTS, well_conditioned_draw
 

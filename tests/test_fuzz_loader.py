@@ -30,7 +30,7 @@ import yaml
 from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 
-import reference
+from conformance import reference
 from conformance.case_model import CaseFile
 from conformance.checks import CHECKS
 from conformance.generators import GENERATORS

@@ -12,6 +12,7 @@ import json
 import os
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -193,6 +194,12 @@ def test_ids_from_an_installed_wheel_match_the_clones(tmp_path: Path) -> None:
         timeout=600,
     )
     assert (site / "conformance" / "builtin_cases" / "beta.yaml").is_file()
+    # One top-level module, no generic name: the oracle ships as files inside the package.
+    with zipfile.ZipFile(wheel) as archive:
+        top = {name.split("/")[0] for name in archive.namelist()}
+    assert {t for t in top if not t.endswith(".dist-info")} == {"conformance"}, top
+    oracle = site / "conformance" / "reference" / "families" / "normal.py"
+    assert oracle.is_file() and not oracle.is_symlink()
     selection = ["--family=Beta", "--framework=torch", "--dtype=float32", "--variants=off"]
     env = {**os.environ, "PYTHONPATH": str(site)}
     proc = subprocess.run(
@@ -217,7 +224,7 @@ def test_ids_from_an_installed_wheel_match_the_clones(tmp_path: Path) -> None:
     assert (
         str(site)
         in subprocess.run(  # the wheel's package ran, not the checkout's
-            [sys.executable, "-c", "import conformance; print(conformance.__file__)"],
+            [sys.executable, "-c", "import conformance.reference as r; print(r.__file__)"],
             env=env,
             cwd=tmp_path,
             capture_output=True,

@@ -26,8 +26,8 @@ import numpy as np
 import pytest
 from scipy import special, stats
 
-import reference
-from reference.core import OracleError
+from conformance import reference
+from conformance.reference.core import OracleError
 
 RTOL = 1e-12
 GRAD_RTOL = 1e-8

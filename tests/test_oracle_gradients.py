@@ -9,7 +9,7 @@ import mpmath
 import numpy as np
 import pytest
 
-import reference
+from conformance import reference
 from conformance.generators import cholesky, normal, positive, probability, spd
 
 mpmath.mp.dps = 40

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from scipy import special, stats
 
-import reference
+from conformance import reference
 from conformance.generators import cholesky, normal, positive, probability, spd
 
 RTOL = 1e-12

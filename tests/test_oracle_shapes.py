@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-import reference
-from reference import OracleError, unbroadcast
+from conformance import reference
+from conformance.reference import OracleError, unbroadcast
 
 NORMAL = reference.get_family("Normal")
 MVN = reference.get_family("MultivariateNormal")

@@ -25,7 +25,7 @@ TOY_ORACLE = '''\
 
 import numpy as np
 
-from reference.core import Family, ParamInfo, ValueInfo
+from ..core import Family, ParamInfo, ValueInfo
 
 
 class Toy(Family):
@@ -64,7 +64,7 @@ TOY_ORACLE_TEST = """\
 import numpy as np
 from scipy import stats
 
-import reference
+from conformance import reference
 
 
 def test_toy_is_scipy_expon() -> None:
@@ -105,7 +105,10 @@ def _copy(tmp_path: Path) -> Path:
     for name in COPIED:
         src = REPO / name
         if src.is_dir():
-            shutil.copytree(src, root / name, ignore=shutil.ignore_patterns("__pycache__"))
+            # symlinks=True: conformance/reference stays a link to reference/, as in the repository
+            shutil.copytree(
+                src, root / name, symlinks=True, ignore=shutil.ignore_patterns("__pycache__")
+            )
         else:
             root.mkdir(exist_ok=True)
             shutil.copy2(src, root / name)

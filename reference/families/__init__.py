@@ -9,7 +9,7 @@ from __future__ import annotations
 import importlib
 import pkgutil
 
-from reference.core import Family
+from ..core import Family
 
 
 def _discover() -> dict[str, Family]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
-from reference.core import Arrays, Family, ParamInfo, ValueInfo
+from ..core import Arrays, Family, ParamInfo, ValueInfo
 
 
 class Bernoulli(Family):

@@ -19,8 +19,8 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
-from reference.core import Arrays, Family, Options, ParamInfo, ValueInfo
-from reference.families.gamma import HALF_LOG_2PI, bd0, stirlerr
+from ..core import Arrays, Family, Options, ParamInfo, ValueInfo
+from .gamma import HALF_LOG_2PI, bd0, stirlerr
 
 LOG_2PI = 2.0 * HALF_LOG_2PI
 #: From here on an argument of log B is "large": Stirling's series serves it.

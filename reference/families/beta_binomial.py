@@ -6,7 +6,7 @@
 
     log C(n, k) + log (α)_k + log (β)_(n-k) - log (α+β)_n
 
-each from :func:`~reference.families.binomial.log_rising`, so α, β in the hundreds do not cost
+each from :func:`~conformance.reference.families.binomial.log_rising`, so α, β in the hundreds do not cost
 the eps·lgamma(α) that a difference of betaln values would.
 """
 
@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from reference.core import Arrays, Options, ParamInfo, ValueInfo
-from reference.families.binomial import (
+from ..core import Arrays, Options, ParamInfo, ValueInfo
+from .binomial import (
     CountsUpToTotal,
     digamma_diff,
     log_binomial_coefficient,

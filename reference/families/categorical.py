@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
-from reference.core import Arrays, Family, Options, ParamInfo, ValueInfo
+from ..core import Arrays, Family, Options, ParamInfo, ValueInfo
 
 NORMALIZE_OPTION: dict[str, tuple] = {"normalize_probs": (False, True)}
 

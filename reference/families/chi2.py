@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
-from reference.core import Arrays, Family, Options, ParamInfo, ValueInfo
-from reference.families.gamma import SUPPORT_LOWER, exclude_zero, gamma_log_density
+from ..core import Arrays, Family, Options, ParamInfo, ValueInfo
+from .gamma import SUPPORT_LOWER, exclude_zero, gamma_log_density
 
 LOG_HALF = np.log(0.5)
 

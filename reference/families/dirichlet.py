@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
-from reference.core import Arrays, Family, Options, ParamInfo, ValueInfo
+from ..core import Arrays, Family, Options, ParamInfo, ValueInfo
 
 
 def log_dirichlet_normalizer(alpha: np.ndarray) -> np.ndarray:

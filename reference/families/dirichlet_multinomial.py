@@ -4,7 +4,7 @@
 
 (scipy's ``dirichlet_multinomial``), written as a multinomial coefficient times rising
 factorials, log n!/Πx_k! + Σ log (α_k)_(x_k) - log (α₀)_n, so no difference of large log-gammas
-cancels (see :mod:`reference.families.binomial`). ``total_count`` may be batched (NumPyro takes
+cancels (see :mod:`conformance.reference.families.binomial`). ``total_count`` may be batched (NumPyro takes
 an array).
 """
 
@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from reference.core import Arrays, Family, Options, ParamInfo, ValueInfo
-from reference.families.binomial import digamma_diff, log_rising
-from reference.families.multinomial import log_multinomial_coefficient
+from ..core import Arrays, Family, Options, ParamInfo, ValueInfo
+from .binomial import digamma_diff, log_rising
+from .multinomial import log_multinomial_coefficient
 
 
 class DirichletMultinomial(Family):

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from reference.core import Arrays, Family, Options, ParamInfo, ValueInfo
-from reference.families.gamma import SUPPORT_LOWER, exclude_zero
+from ..core import Arrays, Family, Options, ParamInfo, ValueInfo
+from .gamma import SUPPORT_LOWER, exclude_zero
 
 
 class Exponential(Family):

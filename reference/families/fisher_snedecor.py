@@ -12,8 +12,8 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
-from reference.core import Arrays, Family, Options, ParamInfo, ValueInfo
-from reference.families.beta import LARGE, digamma_gap, f_gap, log_binomial_kernel
+from ..core import Arrays, Family, Options, ParamInfo, ValueInfo
+from .beta import LARGE, digamma_gap, f_gap, log_binomial_kernel
 
 
 class FisherSnedecor(Family):

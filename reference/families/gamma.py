@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
-from reference.core import Arrays, Family, Options, ParamInfo, ValueInfo
+from ..core import Arrays, Family, Options, ParamInfo, ValueInfo
 
 #: Options shared by the half-line families whose support is [0, ∞) in torch and (0, ∞) in NumPyro.
 SUPPORT_LOWER = {"support_lower": ("closed", "open")}

@@ -10,8 +10,8 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
-from reference.core import Arrays, Family, Options, ParamInfo, ValueInfo
-from reference.families.binomial import softplus
+from ..core import Arrays, Family, Options, ParamInfo, ValueInfo
+from .binomial import softplus
 
 
 class Geometric(Family):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from reference.core import Arrays, Family, Options, ParamInfo, ValueInfo
+from ..core import Arrays, Family, Options, ParamInfo, ValueInfo
 
 
 class Gumbel(Family):

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from reference.core import Arrays, Family, Options, ParamInfo, ValueInfo
-from reference.families.gamma import SUPPORT_LOWER, exclude_zero
+from ..core import Arrays, Family, Options, ParamInfo, ValueInfo
+from .gamma import SUPPORT_LOWER, exclude_zero
 
 HALF_LOG_2_OVER_PI = 0.5 * np.log(2.0 / np.pi)
 

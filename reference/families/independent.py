@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from reference.core import Arrays, Family, Options, OracleError, ParamInfo, ValueInfo
-from reference.families.normal import HALF_LOG_2PI
+from ..core import Arrays, Family, Options, OracleError, ParamInfo, ValueInfo
+from .normal import HALF_LOG_2PI
 
 
 def _fold(grad: np.ndarray, like: np.ndarray) -> np.ndarray:

@@ -10,8 +10,8 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
-from reference.core import Arrays, Family, Options, ParamInfo, ValueInfo
-from reference.families.gamma import gamma_log_density
+from ..core import Arrays, Family, Options, ParamInfo, ValueInfo
+from .gamma import gamma_log_density
 
 
 class InverseGamma(Family):

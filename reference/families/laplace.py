@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from reference.core import Arrays, Family, Options, ParamInfo, ValueInfo
+from ..core import Arrays, Family, Options, ParamInfo, ValueInfo
 
 LOG_2 = np.log(2.0)
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
-from reference.core import Arrays, Family, Options, OracleError, ParamInfo, ValueInfo
+from ..core import Arrays, Family, Options, OracleError, ParamInfo, ValueInfo
 
 LOG_PI = np.log(np.pi)
 

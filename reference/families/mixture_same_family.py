@@ -9,7 +9,7 @@ element:
     log p(x) = logsumexp_k(log w_k + log N(x | loc_k, scale_k))
 
 Both torch and NumPyro take log_softmax of the Categorical's logits, so with ``probs`` both
-normalise them (option ``normalize_probs``, see :mod:`reference.families.categorical`).
+normalise them (option ``normalize_probs``, see :mod:`conformance.reference.families.categorical`).
 """
 
 from __future__ import annotations
@@ -17,15 +17,15 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
-from reference.core import Arrays, Family, Options, OracleError, ParamInfo, ValueInfo
-from reference.families.categorical import (
+from ..core import Arrays, Family, Options, OracleError, ParamInfo, ValueInfo
+from .categorical import (
     NORMALIZE_OPTION,
     category_log_probs,
     category_log_probs_vjp,
     sample_categories,
     weights_of,
 )
-from reference.families.normal import HALF_LOG_2PI
+from .normal import HALF_LOG_2PI
 
 
 def _fold(grad: np.ndarray, like: np.ndarray) -> np.ndarray:

@@ -3,16 +3,16 @@
 ``total_count`` is static: torch's Multinomial takes one Python int for the whole batch
 (``NotImplementedError: inhomogeneous total_count`` otherwise), so cases give one number and it
 is never broadcast. Torch normalises ``probs``; NumPyro does not (option ``normalize_probs``,
-see :mod:`reference.families.categorical`).
+see :mod:`conformance.reference.families.categorical`).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from reference.core import Arrays, Family, Options, ParamInfo, ValueInfo
-from reference.families.binomial import log_binomial_coefficient
-from reference.families.categorical import (
+from ..core import Arrays, Family, Options, ParamInfo, ValueInfo
+from .binomial import log_binomial_coefficient
+from .categorical import (
     NORMALIZE_OPTION,
     category_log_probs,
     category_log_probs_vjp,

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from reference.core import Arrays, Family, OracleError, ParamInfo, ValueInfo
-from reference.families.multivariate_normal import MULTIVARIATE_NORMAL
+from ..core import Arrays, Family, OracleError, ParamInfo, ValueInfo
+from .multivariate_normal import MULTIVARIATE_NORMAL
 
 
 def vec(matrix: np.ndarray, parametrization: str) -> np.ndarray:

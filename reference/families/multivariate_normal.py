@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from reference.core import Arrays, Family, OracleError, ParamInfo, ValueInfo
+from ..core import Arrays, Family, OracleError, ParamInfo, ValueInfo
 
 LOG_2PI = np.log(2.0 * np.pi)
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
-from reference.core import Arrays, Family, Options, ParamInfo, ValueInfo
-from reference.families.binomial import digamma_diff, log_rising, softplus
+from ..core import Arrays, Family, Options, ParamInfo, ValueInfo
+from .binomial import digamma_diff, log_rising, softplus
 
 
 def log_nb_coefficient(r: np.ndarray, k: np.ndarray) -> np.ndarray:

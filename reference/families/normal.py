@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from reference.core import Arrays, Family, ParamInfo, ValueInfo
+from ..core import Arrays, Family, ParamInfo, ValueInfo
 
 HALF_LOG_2PI = 0.5 * np.log(2.0 * np.pi)
 

@@ -2,15 +2,15 @@
 
 The support is {e_0, …, e_{K-1}}: vectors of zeros and ones summing to 1 (declared as
 ``boolean`` elementwise, with the sum tested here). Torch normalises ``probs`` as its
-Categorical does (see :mod:`reference.families.categorical`).
+Categorical does (see :mod:`conformance.reference.families.categorical`).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from reference.core import Arrays, Family, Options, ParamInfo, ValueInfo
-from reference.families.categorical import (
+from ..core import Arrays, Family, Options, ParamInfo, ValueInfo
+from .categorical import (
     NORMALIZE_OPTION,
     category_log_probs,
     category_log_probs_vjp,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from reference.core import Arrays, Family, Options, ParamInfo, ValueInfo
-from reference.families.binomial import bd0, stirling_correction
+from ..core import Arrays, Family, Options, ParamInfo, ValueInfo
+from .binomial import bd0, stirling_correction
 
 
 def poisson_log_pmf(rate: np.ndarray, k: np.ndarray) -> np.ndarray:

@@ -2,7 +2,7 @@
 
 The normaliser is written ``−log B(df/2, 1/2) − log(df)/2`` rather than
 ``lgamma((df+1)/2) − lgamma(df/2) − log(df·π)/2``: the two lgammas are huge and nearly equal for
-large df, and their difference loses every digit. :func:`~reference.families.beta.log_beta`
+large df, and their difference loses every digit. :func:`~conformance.reference.families.beta.log_beta`
 does not cancel (``scipy.special.betaln`` does, there: 6e-11 relative at df = 6e5).
 """
 
@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from reference.core import Arrays, Family, Options, ParamInfo, ValueInfo
-from reference.families.beta import digamma_gap, f_gap, log_beta
+from ..core import Arrays, Family, Options, ParamInfo, ValueInfo
+from .beta import digamma_gap, f_gap, log_beta
 
 
 def log1p_square_over(z: np.ndarray, df: np.ndarray) -> np.ndarray:

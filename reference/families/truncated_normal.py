@@ -14,7 +14,7 @@ import math
 import numpy as np
 from scipy import special
 
-from reference.core import Arrays, Family, Options, ParamInfo, ValueInfo
+from ..core import Arrays, Family, Options, ParamInfo, ValueInfo
 
 HALF_LOG_2PI = 0.5 * np.log(2.0 * np.pi)
 SQRT_HALF = np.sqrt(0.5)

@@ -16,7 +16,7 @@ import math
 import numpy as np
 from scipy import special
 
-from reference.core import Arrays, Family, Options, ParamInfo, ValueInfo
+from ..core import Arrays, Family, Options, ParamInfo, ValueInfo
 
 LOG_2PI = np.log(2.0 * np.pi)
 #: From here on 1 − I1(κ)/I0(κ) comes from the asymptotic series (20 terms: below 1e-16 there).

@@ -14,8 +14,8 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
-from reference.core import Arrays, Family, Options, OracleError, ParamInfo, ValueInfo
-from reference.families.lkj_cholesky import log_multivariate_gamma
+from ..core import Arrays, Family, Options, OracleError, ParamInfo, ValueInfo
+from .lkj_cholesky import log_multivariate_gamma
 
 LOG_2 = np.log(2.0)
 

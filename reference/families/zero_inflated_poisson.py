@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from reference.core import Arrays, Family, Options, ParamInfo, ValueInfo
-from reference.families.binomial import softplus
-from reference.families.poisson import poisson_log_pmf
+from ..core import Arrays, Family, Options, ParamInfo, ValueInfo
+from .binomial import softplus
+from .poisson import poisson_log_pmf
 
 
 def _log_gates(params: Arrays, parametrization: str) -> tuple[np.ndarray, np.ndarray]:
