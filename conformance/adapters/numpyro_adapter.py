@@ -19,7 +19,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from conformance.adapters import jax_cache
+from conformance.adapters import jax_cache, jax_lowering
 from conformance.adapters.base import Adapter, split_mapped
 from conformance.adapters.jax_compiled import CompiledFunctions, Deferred, signature
 from conformance.operations import Operation
@@ -69,6 +69,7 @@ class NumpyroAdapter(Adapter):
     @contextlib.contextmanager
     def precision(self, dtype: str) -> Iterator[None]:
         jax_cache.configure()
+        jax_lowering.share_context()
         # Entered once per item: a log_prob remembered from a gradient serves only the parts of
         # the same item, so no item's result depends on which item ran before it.
         self._functions.forget_log_probs()
@@ -83,6 +84,7 @@ class NumpyroAdapter(Adapter):
         jax = sys.modules.get("jax")
         if jax is not None:
             jax.clear_caches()
+        jax_lowering.drop_context()
 
     def _device(self, device: str) -> Any:
         import jax
