@@ -5,10 +5,10 @@ A failing item carries a script that rebuilds exactly the inputs the framework r
 operation and prints expected vs actual. It ends with ``MISMATCH`` and exit status 1 when the
 failure reproduces — which is what an upstream bug report needs.
 
-Framework code comes from a *dialect* (how to import, make arrays, call, read back); an adapter
-names its dialect in ``Adapter.reproducer_dialect``, how it writes an argument in
-``reproducer_operator`` and the settings it evaluates under in ``reproducer_contexts``. Each check contributes the body that
-evaluates and compares (see :data:`BODIES`).
+Framework code comes from the adapter's *dialect* (:mod:`conformance.dialects`: how to import,
+make arrays, build each argument, call under which settings, take a gradient, read back), one
+object per adapter (``Adapter.reproducer()``). Each check contributes the body that evaluates
+and compares (see :data:`BODIES`), the same for every framework.
 """
 
 from __future__ import annotations
@@ -17,55 +17,16 @@ import base64
 import inspect
 import io
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from conformance import __version__
 from conformance.compare import project, tolerance
+from conformance.dialects import Dialect
 
 #: Arrays above this many elements are embedded as base64 .npy instead of literal lists.
 LITERAL_LIMIT = 2048
-
-
-@dataclass(frozen=True)
-class Dialect:
-    """How one framework's code is written."""
-
-    imports: tuple[str, ...]
-    setup: Callable[[str, str], list[str]]  # (dtype, device) → lines
-    array: Callable[[str], str]  # numpy expression → framework array expression
-    to_numpy: Callable[[str], str]  # framework expression → numpy expression
-    batch_shape: str = "tuple({d}.batch_shape)"
-    event_shape: str = "tuple({d}.event_shape)"
-
-
-def _torch_setup(dtype: str, device: str) -> list[str]:
-    return [f'DEVICE = "{device}"']
-
-
-def _jax_setup(dtype: str, device: str) -> list[str]:
-    lines = [f'jax.config.update("jax_enable_x64", {dtype == "float64"})']
-    platform = "gpu" if device == "cuda" else "cpu"
-    lines.append(f'DEVICE = jax.devices("{platform}")[0]')
-    return lines
-
-
-DIALECTS: dict[str, Dialect] = {
-    "torch": Dialect(
-        imports=("import torch",),
-        setup=_torch_setup,
-        array=lambda e: f"torch.as_tensor({e}, device=DEVICE)",
-        to_numpy=lambda e: f"{e}.detach().cpu().numpy()",
-    ),
-    "jax": Dialect(
-        imports=("import jax", "import jax.numpy as jnp"),
-        setup=_jax_setup,
-        array=lambda e: f"jax.device_put(jnp.asarray({e}), DEVICE)",
-        to_numpy=lambda e: f"np.asarray({e})",
-    ),
-}
 
 
 def array_literal(array: np.ndarray) -> str:
@@ -130,7 +91,7 @@ def call_source(
 
 # ----- bodies per check ---------------------------------------------------------------------
 def _body_shapes(ctx: dict) -> list[str]:
-    d = ctx["dialect"]
+    d: Dialect = ctx["dialect"]
     return [
         *(_compiled_log_prob(ctx) if ctx["compiled"] else []),
         f"dist = {ctx['call']}",
@@ -151,7 +112,7 @@ def _compiled_log_prob(ctx: dict) -> list[str]:
     """Construction and log_prob in one ``jax.jit`` function, as the compiled items evaluate."""
     args = ", ".join([*ctx["arrays"], "value"])
     return [
-        "@jax.jit",
+        ctx["dialect"].jit_decorator,
         f"def compiled_log_prob({args}):",
         f"    return {ctx['call']}.log_prob(value)",
     ]
@@ -164,7 +125,7 @@ def _log_prob_expr(ctx: dict) -> str:
 
 
 def _body_log_prob(ctx: dict) -> list[str]:
-    d = ctx["dialect"]
+    d: Dialect = ctx["dialect"]
     return [
         *(_compiled_log_prob(ctx) if ctx["compiled"] else [f"dist = {ctx['call']}"]),
         f"actual = {d.to_numpy(_log_prob_expr(ctx))}.astype(np.float64)",
@@ -211,75 +172,12 @@ def _grad_compare_lines() -> list[str]:
 
 
 def _body_grad(ctx: dict) -> list[str]:
-    wrt = ctx["wrt"]
-    args = ", ".join(wrt)
-    argnums = tuple(range(len(wrt)))
-    if ctx["dialect_name"] == "torch":
-        if ctx["method"] == "grad_functional":
-            lines = [
-                f"def objective({args}):",
-                f"    dist = {ctx['call']}",
-                "    return (dist.log_prob(value) * CT).sum()",
-                f"grads = torch.func.grad(objective, argnums={argnums!r})({args})",
-            ]
-        else:
-            lines = [f"{name}.requires_grad_(True)" for name in wrt]
-            lines += [
-                f"dist = {ctx['call']}",
-                "lp = dist.log_prob(value)",
-                f"grads = torch.autograd.grad((lp * CT).sum(), [{args}], allow_unused=True)",
-            ]
-        lines.append(
-            f"GRADS = {{n: (None if g is None else g.detach().cpu().numpy()) "
-            f"for n, g in zip({list(wrt)!r}, grads, strict=True)}}"
-        )
-        return lines + _grad_compare_lines()
-    if ctx["compiled"]:
-        lines = _compiled_grad(ctx)
-    else:
-        lines = [
-            f"def log_prob({args}):",
-            f"    dist = {ctx['call']}",
-            "    return dist.log_prob(value)",
-        ]
-        if ctx["method"] == "grad_functional":
-            lines += [
-                f"out, pullback = jax.vjp(log_prob, {args})",
-                "grads = pullback(CT.astype(out.dtype))",
-            ]
-        else:
-            lines.append(
-                f"grads = jax.grad(lambda {args}: jnp.sum(log_prob({args}) * CT), "
-                f"argnums={argnums!r})({args})"
-            )
-    lines.append(f"GRADS = {{n: np.asarray(g) for n, g in zip({list(wrt)!r}, grads, strict=True)}}")
-    return lines + _grad_compare_lines()
-
-
-def _compiled_grad(ctx: dict) -> list[str]:
-    """The gradient in one ``jax.jit`` function taking every array (value and cotangent too) as
-    an argument, as the compiled items do: nothing is a constant XLA could fold."""
-    wrt = ctx["wrt"]
-    every = ", ".join([*ctx["arrays"], "value"])
-    lines = [
-        f"def log_prob({every}):",
-        f"    return {ctx['call']}.log_prob(value)",
-    ]
-    if ctx["method"] == "grad_functional":
-        return [
-            *lines,
-            f"def pullback({every}, ct):",
-            f"    out, back = jax.vjp(lambda {', '.join(wrt)}: log_prob({every}), {', '.join(wrt)})",
-            "    return back(ct.astype(out.dtype))",
-            f"grads = jax.jit(pullback)({every}, CT)",
-        ]
-    names = [*ctx["arrays"], "value"]
-    argnums = tuple(names.index(n) for n in wrt)
+    d: Dialect = ctx["dialect"]
     return [
-        *lines,
-        f"def objective({every}, ct):",
-        f"    return jnp.sum(log_prob({every}) * ct)",
-        f"grads = jax.jit(jax.grad(objective, argnums={argnums!r}))({every}, CT)",
+        *d.gradient(ctx),
+        f"GRADS = {{n: (None if g is None else {d.to_numpy('g')}) "
+        f"for n, g in zip({list(ctx['wrt'])!r}, grads, strict=True)}}",
+        *_grad_compare_lines(),
     ]
 
 
@@ -333,10 +231,9 @@ def render(
     """The reproducer script for a failed ``check_name`` on ``subject``, or None if unsupported."""
     if check_name == "eager":  # the case's own log_prob, op by op
         subject, check_name = subject.eagerly(), "log_prob"
-    dialect_name = subject.adapter.reproducer_dialect
-    if dialect_name not in DIALECTS or check_name not in BODIES:
+    dialect = subject.adapter.reproducer()
+    if dialect is None or check_name not in BODIES:
         return None
-    dialect = DIALECTS[dialect_name]
     inputs = subject.inputs
     params = inputs.framework_params()
     title = f"{subject.case.file}::{subject.case.id} [{check_name}]"
@@ -359,18 +256,16 @@ def render(
         else:
             body_lines.append(f"{name} = {dialect.array(array_literal(array))}")
             call_arrays[name] = name
-    adapter = subject.adapter
 
-    def wrap_fn(keyword: str, expr: str) -> str:
-        return adapter.reproducer_operator(subject.binding, keyword, expr, params)
+    def argument(keyword: str, expr: str) -> str:
+        return dialect.argument(subject.binding, keyword, expr, params)
 
-    call, modules = call_source(subject.binding, call_arrays, wrap_fn)
-    extra_modules = set(adapter.reproducer_modules(subject.binding))
-    contexts = adapter.reproducer_contexts(subject.binding)
+    call, modules = call_source(subject.binding, call_arrays, argument)
+    contexts = dialect.contexts(subject.binding)
     third_party = [
         "import numpy as np",
         *dialect.imports,
-        *(f"import {m}" for m in (modules | extra_modules) - {"torch", "jax"} if m),
+        *(f"import {m}" for m in (modules | dialect.modules(subject.binding)) - dialect.roots if m),
     ]
     exp = subject.expected
     # The log_prob check's tolerance, the binding's declared one included.
@@ -396,21 +291,22 @@ def render(
     ]
     ctx = {
         "dialect": dialect,
-        "dialect_name": dialect_name,
         "dtype": subject.dtype,
         "call": call,
         "method": check_name,
         # The array inputs by name (static ones are literals in the call): a compiled
         # function's arguments.
         "arrays": [n for n in call_arrays if n not in inputs.static],
-        "compiled": adapter.evaluates_compiled(),
+        "compiled": dialect.compiled,
     }
     if check_name in ("grad", "grad_functional"):
         lines += _grad_constants(subject, dialect)
         ctx["wrt"] = subject.gradient.wrt
     for name, array in (extra_constants or {}).items():
         lines.append(f"{name} = {array_literal(array)}")
+    definitions = dialect.definitions(subject.binding, params)
     lines += [
+        *(["", "", *definitions, "", ""] if definitions else []),
         *body_lines,
         f"value = {dialect.array(array_literal(inputs.framework_value()))}",
         "try:",

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 from helpers import make_case, replaced, subject_for
 
 from conformance import reproducer
@@ -81,12 +82,66 @@ def test_shape_mismatch_reproduces(tmp_path: Path) -> None:
 def test_gpytorch_operator_is_rebuilt(tmp_path: Path) -> None:
     case = make_case(NUMPYRO_BUG)
     source = reproducer.render(subject_for(case, "gpytorch.dense", "float32"), "log_prob", "x")
-    assert "linear_operator.operators.DenseLinearOperator(covariance_matrix)" in source
+    # The adapter's own construction, written out (one rule for the item and its script).
+    assert (
+        "def covariance_operator(x):\n    return linear_operator.operators.DenseLinearOperator(x)"
+        in source
+    )
+    assert "covariance_matrix=covariance_operator(covariance_matrix)" in source
     proc = run_script(source, tmp_path)
     assert proc.returncode == 1 and "MISMATCH: raised RuntimeError: LinearOperator" in proc.stdout
 
 
-def test_arrays_are_embedded_bit_for_bit() -> None:
+# diag(kron(diag(1, 0.5), diag(2, 6))): diagonal, block-diagonal and a Kronecker product at once.
+STRUCTURED_MVN = """
+- id: structured
+  family: MultivariateNormal
+  parametrization: covariance_matrix
+  params:
+    loc: [0.1, -0.2, 0.3, 0.0]
+    covariance_matrix: [[2.0, 0, 0, 0], [0, 6.0, 0, 0], [0, 0, 1.0, 0], [0, 0, 0, 3.0]]
+  value: {generator: normal, shape: [3, 4], seed: 5}
+"""
+
+
+ROOT_MVN = """
+- id: root
+  family: MultivariateNormal
+  parametrization: scale_tril
+  params:
+    loc: [0.1, -0.2, 0.3]
+    scale_tril: [[1.0, 0, 0], [0.5, 2.0, 0], [-0.3, 0.2, 0.7]]
+  value: {generator: normal, shape: [3, 3], seed: 5}
+"""
+
+
+@pytest.mark.parametrize(
+    "adapter",
+    [
+        "gpytorch",
+        "gpytorch.dense",
+        "gpytorch.root",
+        "gpytorch.diag",
+        "gpytorch.blockdiag",
+        "gpytorch.kronecker",
+    ],
+)
+def test_each_gpytorch_operator_script_builds_what_the_adapter_built(tmp_path, adapter) -> None:
+    """Each operator's script takes the adapter's path: its log_prob passes the item's own
+    comparison, and it constructs the same operator type the adapter did."""
+    case = make_case(ROOT_MVN if adapter == "gpytorch.root" else STRUCTURED_MVN)
+    subject = subject_for(case, adapter, "float64")
+    built = subject.build()
+    source = reproducer.render(subject, "log_prob", "x")
+    source = source.replace(
+        "print('OK: no mismatch reproduced')",
+        "print('OK: no mismatch reproduced', type(dist.covariance_matrix).__name__, "
+        "type(dist.lazy_covariance_matrix).__name__)",
+    )
+    proc = run_script(source, tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert type(built.lazy_covariance_matrix).__name__ in proc.stdout.split()
+
     rng = np.random.default_rng(0)
     for array in (
         rng.standard_normal(7).astype(np.float32),

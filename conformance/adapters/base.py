@@ -17,6 +17,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from conformance.dialects import Dialect
 from conformance.operations import Operation
 from conformance.registry import Binding, Bindings, bindings_for, find_binding
 from conformance.versions import version_text
@@ -73,10 +74,6 @@ class Adapter(ABC):
     #: values outside the support), ``params`` (invalid parameters only) or ``none``. A binding
     #: may override it. Checks hold the framework to this declaration.
     validation: ClassVar[str] = "all"
-
-    #: How reproducer scripts write this framework's code (a key of
-    #: :data:`conformance.reproducer.DIALECTS`); None: no reproducers.
-    reproducer_dialect: ClassVar[str | None] = None
 
     # ----- availability -------------------------------------------------------------------
     def unavailable(self) -> str | None:
@@ -166,21 +163,10 @@ class Adapter(ABC):
         return dist.log_prob(value)
 
     # ----- reproducers -------------------------------------------------------------------------
-    def reproducer_operator(
-        self, binding: Binding, keyword: str, expr: str, arrays: Mapping | None = None
-    ) -> str:
-        """Source of argument ``keyword`` as :meth:`construct` passes it (``expr`` as is)."""
-        return expr
-
-    def reproducer_modules(self, binding: Binding) -> set[str]:
-        """Modules a reproducer imports beyond the constructor's."""
-        return set()
-
-    def reproducer_contexts(self, binding: Binding) -> tuple[list[str], list[str]]:
-        """Source of the context managers :meth:`log_prob` evaluates under (e.g. a numerical
-        path's settings) and of statements run first inside them (e.g. seeding the probes it
-        draws), so a reproducer takes exactly the path the check took."""
-        return [], []
+    def reproducer(self) -> Dialect | None:
+        """How reproducer scripts write exactly what this adapter does (one object, see
+        :mod:`conformance.dialects`); None: its failures carry no reproducer."""
+        return None
 
     # ----- operations ----------------------------------------------------------------------------
     #: Each operation this framework offers → how it does it (shown in results: ``"jax.vmap"``).

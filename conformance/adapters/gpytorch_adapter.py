@@ -11,7 +11,8 @@ held to a tolerance declared in the registry. Every record notes the path that r
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator, Mapping
+import functools
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any, ClassVar
 
 import numpy as np
@@ -19,6 +20,7 @@ import numpy as np
 from conformance.adapters.base import import_dotted
 from conformance.adapters.structure import block_size, kronecker_factors
 from conformance.adapters.torch_adapter import TorchAdapter
+from conformance.dialects import Dialect, TorchDialect
 from conformance.operations import Operation
 from conformance.registry import Binding
 
@@ -75,27 +77,38 @@ class GpytorchAdapter(TorchAdapter):
             return f"{self.name} needs a {name} that is a Kronecker product; this case's is not"
         return None
 
-    def wrap_covariance(self, array: Any) -> Any:
-        """The covariance as this adapter's operator, built from the framework's own tensor."""
-        import torch
-
+    def operator_source(self, matrix: Callable[[], np.ndarray]) -> str | None:
+        """Source of ``covariance_operator(x)``, which builds this adapter's operator from the
+        covariance tensor ``x``; None for a plain tensor. The adapter runs exactly this function
+        and a reproducer writes it out, so both build the operator one way. ``matrix()`` gives
+        the covariance's values, read only where the structure needs them (a tensor under vmap
+        has none to read)."""
         op = self.operator
         if op == "tensor":
-            return array
+            return None
         if op == "DiagLinearOperator":
-            return import_dotted(f"{_OPS}.DiagLinearOperator")(array.diagonal(dim1=-2, dim2=-1))
-        if op == "BlockDiagLinearOperator":
-            m = block_size(array.detach().cpu().numpy())
-            k = array.shape[-1] // m
-            blocks = torch.stack(
-                [array[..., j * m : (j + 1) * m, j * m : (j + 1) * m] for j in range(k)], dim=-3
-            )
-            return import_dotted(f"{_OPS}.BlockDiagLinearOperator")(blocks)
-        if op == "KroneckerProductLinearOperator":
-            b = kronecker_factors(array.detach().cpu().numpy())[1].shape[-1]
-            left, right = array[..., ::b, ::b] / array[..., :1, :1], array[..., :b, :b]
-            return import_dotted(f"{_OPS}.KroneckerProductLinearOperator")(left, right)
-        return import_dotted(f"{_OPS}.{op}")(array)
+            body = [f"return {_OPS}.DiagLinearOperator(x.diagonal(dim1=-2, dim2=-1))"]
+        elif op == "BlockDiagLinearOperator":
+            body = [
+                f"m = {block_size(matrix())}  # block size",
+                "k = x.shape[-1] // m",
+                "blocks = [x[..., j * m : (j + 1) * m, j * m : (j + 1) * m] for j in range(k)]",
+                f"return {_OPS}.BlockDiagLinearOperator(torch.stack(blocks, dim=-3))",
+            ]
+        elif op == "KroneckerProductLinearOperator":
+            body = [
+                f"b = {kronecker_factors(matrix())[1].shape[-1]}  # the right factor's size",
+                f"return {_OPS}.KroneckerProductLinearOperator("
+                "x[..., ::b, ::b] / x[..., :1, :1], x[..., :b, :b])",
+            ]
+        else:
+            body = [f"return {_OPS}.{op}(x)"]
+        return "\n".join(["def covariance_operator(x):", *(f"    {line}" for line in body)])
+
+    def wrap_covariance(self, array: Any) -> Any:
+        """The covariance as this adapter's operator, built from the framework's own tensor."""
+        source = self.operator_source(lambda: array.detach().cpu().numpy())
+        return array if source is None else _operator_function(source)(array)
 
     def construct(self, binding: Binding, params: Mapping[str, Any]) -> Any:
         found = _covariance(binding, params)
@@ -125,15 +138,6 @@ class GpytorchAdapter(TorchAdapter):
                 torch.manual_seed(self.PROBE_SEED)
             yield
 
-    def reproducer_contexts(self, binding: Binding) -> tuple[list[str], list[str]]:
-        contexts = [
-            f"{path}({', '.join([*map(repr, args), *(f'{k}={v!r}' for k, v in kwargs.items())])})"
-            for path, args, kwargs in self.PATH_SETTINGS
-        ]
-        if self.PROBE_SEED is None:
-            return contexts, []
-        return contexts, [f"torch.manual_seed({self.PROBE_SEED})  # the probes the check drew"]
-
     def log_prob(self, dist: Any, value: Any) -> Any:
         with self.path_settings():
             return dist.log_prob(value)
@@ -161,30 +165,54 @@ class GpytorchAdapter(TorchAdapter):
         }
 
     # ----- reproducers ---------------------------------------------------------------------------
-    def reproducer_operator(self, binding: Binding, keyword: str, expr: str, arrays=None) -> str:
-        """Source for the covariance argument as :meth:`construct` builds it."""
-        op = self.operator
-        if keyword != "covariance_matrix" or op == "tensor":
-            return expr
-        if op == "DiagLinearOperator":
-            return f"{_OPS}.DiagLinearOperator({expr}.diagonal(dim1=-2, dim2=-1))"
-        mat = None
-        if arrays is not None:
-            found = _covariance(binding, arrays)
-            mat = None if found is None else np.asarray(found[1])
-        if op == "BlockDiagLinearOperator" and mat is not None:
-            m = block_size(mat)
-            k = mat.shape[-1] // m
-            blocks = f"torch.stack([{expr}[..., j * {m}:(j + 1) * {m}, j * {m}:(j + 1) * {m}] for j in range({k})], dim=-3)"
-            return f"{_OPS}.BlockDiagLinearOperator({blocks})"
-        if op == "KroneckerProductLinearOperator" and mat is not None:
-            b = kronecker_factors(mat)[1].shape[-1]
-            return f"{_OPS}.KroneckerProductLinearOperator({expr}[..., ::{b}, ::{b}] / {expr}[..., :1, :1], {expr}[..., :{b}, :{b}])"
-        return f"{_OPS}.{op}({expr})"
+    def reproducer(self) -> Dialect | None:
+        return GpytorchDialect(self)
 
-    def reproducer_modules(self, binding: Binding) -> set[str]:
-        modules = {path.rpartition(".")[0] for path, _, _ in self.PATH_SETTINGS}
-        return modules | ({_OPS} if self.operator != "tensor" else set())
+
+class GpytorchDialect(TorchDialect):
+    """torch's dialect, plus the adapter's covariance operator (its own function's source), the
+    settings of its numerical path and the seed of its probes."""
+
+    def __init__(self, adapter: GpytorchAdapter) -> None:
+        self.adapter = adapter
+
+    def _source(self, binding: Binding, arrays: Mapping[str, Any]) -> str | None:
+        found = _covariance(binding, arrays)
+        return None if found is None else self.adapter.operator_source(lambda: np.asarray(found[1]))
+
+    def argument(self, binding: Binding, keyword: str, expr: str, arrays: Mapping[str, Any]) -> str:
+        if keyword != "covariance_matrix" or self._source(binding, arrays) is None:
+            return expr
+        return f"covariance_operator({expr})"
+
+    def definitions(self, binding: Binding, arrays: Mapping[str, Any]) -> list[str]:
+        source = self._source(binding, arrays)
+        return [] if source is None else source.splitlines()
+
+    def modules(self, binding: Binding) -> set[str]:
+        modules = {path.rpartition(".")[0] for path, _, _ in self.adapter.PATH_SETTINGS}
+        return modules | ({_OPS} if self.adapter.operator != "tensor" else set())
+
+    def contexts(self, binding: Binding) -> tuple[list[str], list[str]]:
+        contexts = [
+            f"{path}({', '.join([*map(repr, args), *(f'{k}={v!r}' for k, v in kwargs.items())])})"
+            for path, args, kwargs in self.adapter.PATH_SETTINGS
+        ]
+        seed = self.adapter.PROBE_SEED
+        if seed is None:
+            return contexts, []
+        return contexts, [f"torch.manual_seed({seed})  # the probes the check drew"]
+
+
+@functools.cache
+def _operator_function(source: str) -> Callable[[Any], Any]:
+    """The function ``source`` defines (see :meth:`GpytorchAdapter.operator_source`)."""
+    import linear_operator.operators
+    import torch
+
+    namespace: dict[str, Any] = {"torch": torch, "linear_operator": linear_operator}
+    exec(compile(source, "<covariance_operator>", "exec"), namespace)
+    return namespace["covariance_operator"]
 
 
 class GpytorchDenseAdapter(GpytorchAdapter):

@@ -22,6 +22,7 @@ import numpy as np
 from conformance.adapters import jax_cache, jax_lowering
 from conformance.adapters.base import Adapter, split_mapped
 from conformance.adapters.jax_compiled import CompiledFunctions, Deferred, signature
+from conformance.dialects import Dialect, JaxDialect
 from conformance.operations import Operation
 from conformance.registry import Binding
 
@@ -51,7 +52,9 @@ class NumpyroAdapter(Adapter):
     validation = "params"
     registry_name = "numpyro"
     family_module = "numpyro.distributions"
-    reproducer_dialect = "jax"
+
+    def reproducer(self) -> Dialect | None:
+        return JaxDialect(compiled=self.evaluates_compiled())
 
     def device_unavailable(self, device: str) -> str | None:
         if device == "cpu":

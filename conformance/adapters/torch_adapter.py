@@ -9,6 +9,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from conformance.adapters.base import Adapter, split_mapped
+from conformance.dialects import Dialect, TorchDialect
 from conformance.operations import Operation
 
 
@@ -18,7 +19,9 @@ class TorchAdapter(Adapter):
     module = "torch"
     registry_name = "torch"
     family_module = "torch.distributions"
-    reproducer_dialect = "torch"
+
+    def reproducer(self) -> Dialect | None:
+        return TorchDialect()
 
     def device_unavailable(self, device: str) -> str | None:
         if device == "cpu":
