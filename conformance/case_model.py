@@ -219,6 +219,12 @@ class CaseSpec(_Strict):
         default=None, description="Default: every framework that offers the family."
     )
     checks: list[str] | None = Field(default=None, description="Default: every check.")
+    grad_wrt: Annotated[list[str], Field(min_length=1)] | None = Field(
+        default=None,
+        description="The inputs the gradient checks differentiate and judge (parameter names, "
+        "value); default: every differentiable one. At a boundary where one partial derivative "
+        "does not exist, list the others so they are still checked.",
+    )
     expect: ExpectSpec | None = None
     description: str = ""
     tags: list[str] = []
@@ -232,7 +238,7 @@ class CaseSpec(_Strict):
                 _literal_shape(spec, f" {name}" if name else "")
         return v
 
-    @field_validator("dtypes", "frameworks", "checks", mode="after")
+    @field_validator("dtypes", "frameworks", "checks", "grad_wrt", mode="after")
     @classmethod
     def _no_repeats(cls, v: list[str] | None) -> list[str] | None:
         if v is not None and len(set(v)) != len(v):

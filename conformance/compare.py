@@ -46,6 +46,16 @@ def _fmt(x: float) -> str:
     return f"{x:.10g}"
 
 
+def err_over_tol(abs_err: np.ndarray, tol: np.ndarray, finite: np.ndarray) -> np.ndarray:
+    """Each element's error over its tolerance: 0 where exact, and a missed non-finite expected
+    value (``finite`` False) is infinitely wrong whatever its tolerance, as is an error a NaN
+    tolerance cannot bound (inf/inf would be NaN, which no ``> 1`` test counts).
+    Reproducer scripts embed this function's source: one rule for the item and its script."""
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        ratio = np.where(abs_err == 0.0, 0.0, np.where(finite, abs_err / tol, np.inf))
+    return np.where(np.isnan(ratio), np.inf, ratio)
+
+
 @timing.timed("comparison")
 def compare_arrays(
     expected: np.ndarray,
@@ -99,7 +109,7 @@ def compare_arrays(
         rel_err = abs_err / np.maximum(
             np.abs(np.where(finite_exp, expected, 1.0)), np.finfo(float).tiny
         )
-        ratio = np.where(abs_err == 0.0, 0.0, abs_err / tol)
+        ratio = err_over_tol(abs_err, tol, finite_exp)
     worst = np.unravel_index(int(np.argmax(ratio)), ratio.shape)
     worst_index = tuple(int(i) for i in worst)
     metrics = {

@@ -18,7 +18,7 @@ from pydantic import ValidationError
 from conformance import reference
 from conformance.case_model import CaseFile, CaseSpec
 from conformance.options import CASE_SUFFIXES
-from conformance.validate import Known, SemanticError, resolve_case
+from conformance.validate import Known, SemanticError, differentiable, resolve_case
 from conformance.yaml_source import Located, YamlError, load_located
 
 
@@ -65,18 +65,12 @@ class Case:
 
     @cached_property
     def differentiable_inputs(self) -> tuple[str, ...]:
-        """The inputs a gradient check differentiates: never integer-valued or static ones."""
+        """The inputs a gradient check differentiates, in the family's order: the case's
+        ``grad_wrt`` if it has one, else every input that is neither integer-valued nor static."""
         family = reference.get_family(self.family)
-        names = [
-            k
-            for k, p in family.params(self.parametrization).items()
-            if p.differentiable
-            and not p.static
-            and self.spec.param_dtypes.get(k, "float") == "float"
-        ]
-        if not family.value.discrete and self.spec.value_dtype == "float":
-            names.append("value")
-        return tuple(names)
+        why_not = differentiable(self.spec, family, self.parametrization)
+        chosen = self.spec.grad_wrt
+        return tuple(k for k, why in why_not.items() if not why and (chosen is None or k in chosen))
 
 
 @dataclass

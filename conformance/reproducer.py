@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from conformance import __version__
-from conformance.compare import project, tolerance
+from conformance.compare import err_over_tol, project, tolerance
 from conformance.dialects import Dialect
 
 #: Arrays above this many elements are embedded as base64 .npy instead of literal lists.
@@ -140,7 +140,7 @@ def _body_log_prob(ctx: dict) -> list[str]:
         "    print('outside the support or domain, finite log_prob at', np.argwhere(outside)[:5].tolist())",
         "report(bool(outside.any()), 'finite log_prob outside the support or domain')",
         "err = np.where(VALID, err, 0.0)  # outside the support: only the support rule applies",
-        "ratio = err / TOLERANCE",
+        "ratio = err_over_tol(err, TOLERANCE, finite)",
         "worst = np.unravel_index(int(np.argmax(ratio)), ratio.shape)",
         "print('max abs err', float(err.max()), 'worst index', tuple(int(i) for i in worst))",
         "print('expected', float(EXPECTED[worst]), 'actual', float(actual[worst]), 'tolerance', float(TOLERANCE[worst]))",
@@ -161,7 +161,7 @@ def _grad_compare_lines() -> list[str]:
         "    # A non-finite gradient must match exactly; NaN is never within tolerance.",
         "    err = np.where(np.isfinite(exp), np.abs(got - exp), np.where(got == exp, 0.0, np.inf))",
         "    err = np.where(np.isnan(err), np.inf, err)",
-        "    ratio = np.where(err == 0, 0.0, err / TOLERANCE_GRAD[name])",
+        "    ratio = err_over_tol(err, TOLERANCE_GRAD[name], np.isfinite(exp))",
         "    worst = np.unravel_index(int(np.argmax(ratio)), ratio.shape) if ratio.size else ()",
         "    print(f'd/d{name} ({STRUCTURE[name]}): max abs err {float(err.max()) if err.size else 0.0:.3g}',",
         "          'worst', worst, 'expected', EXPECTED_GRAD[name][worst] if ratio.size else None,",
@@ -281,6 +281,10 @@ def render(
         "    if mismatch:",
         "        print('MISMATCH:', what)",
         "        sys.exit(1)",
+        "",
+        "",
+        # The comparison's own rule for error over tolerance, as source.
+        *inspect.getsource(err_over_tol).rstrip("\n").splitlines(),
         "",
         "",
         f"EXPECTED = {array_literal(exp.log_prob)}  # float64 oracle",

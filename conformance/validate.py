@@ -15,6 +15,7 @@ import numpy as np
 
 from conformance import reference
 from conformance.case_model import CaseSpec, SampleSpec, literal_shape
+from conformance.names import unknown_name
 from conformance.reference import OracleError
 
 DEFAULT_MAX_ELEMENTS = 1_000_000
@@ -147,6 +148,7 @@ def resolve_case(spec: CaseSpec, known: Known | None = None) -> Resolved:
                 f"{name} is not integer-valued; it cannot be {spec.param_dtypes[name]}",
             )
     _check_value_dtype(spec, family)
+    _check_grad_wrt(spec, family, parametrization)
     _check_expect(spec, batch, event, lp_shape)
     _check_names(spec, known)
     return Resolved(parametrization, tuple(batch), tuple(event), tuple(lp_shape))
@@ -266,6 +268,44 @@ def _check_value_dtype(spec: CaseSpec, family: reference.Family) -> None:
                 raise SemanticError(
                     ("value",), f"value outside the range of value_dtype {spec.value_dtype}"
                 )
+
+
+def differentiable(
+    spec: CaseSpec, family: reference.Family, parametrization: str
+) -> dict[str, str]:
+    """Every input of the case → why a gradient check cannot differentiate it ("" if it can)."""
+    out = {}
+    for name, info in family.params(parametrization).items():
+        if info.static:
+            out[name] = "static (it sets shapes, not values)"
+        elif not info.differentiable:
+            out[name] = f"not differentiable ({info.domain})"
+        elif spec.param_dtypes.get(name, "float") != "float":
+            out[name] = f"integer-valued here (param_dtypes: {spec.param_dtypes[name]})"
+        else:
+            out[name] = ""
+    if family.value.discrete:
+        out["value"] = "discrete (the family's support is countable)"
+    elif spec.value_dtype != "float":
+        out["value"] = f"integer-valued here (value_dtype: {spec.value_dtype})"
+    else:
+        out["value"] = ""
+    return out
+
+
+def _check_grad_wrt(spec: CaseSpec, family: reference.Family, parametrization: str) -> None:
+    if spec.grad_wrt is None:
+        return
+    why_not = differentiable(spec, family, parametrization)
+    for i, name in enumerate(spec.grad_wrt):
+        if name not in why_not:
+            raise SemanticError(
+                ("grad_wrt", i), "grad_wrt " + unknown_name("input", name, why_not, "is no")
+            )
+        if why_not[name]:
+            raise SemanticError(
+                ("grad_wrt", i), f"grad_wrt names {name!r}, which is {why_not[name]}"
+            )
 
 
 def _check_expect(spec: CaseSpec, batch, event, lp_shape) -> None:

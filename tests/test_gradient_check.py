@@ -201,3 +201,28 @@ def test_a_part_declared_not_comparable_does_not_count_as_infinitely_wrong() -> 
     assert result.passed, result.message
     assert result.metrics["params"]["covariance_matrix"]["structure"] == "none"
     assert result.metrics["max_err_over_tol"] < 1.0  # the compared parts' worst, not inf
+
+
+# Gamma(1, rate) at x = 0: log_prob = log(rate) is finite and ∂/∂rate, ∂/∂value exist, but
+# ∂/∂concentration = log(rate x) - ψ(1) does not (the cotangent-weighted -inf terms cancel to NaN).
+GAMMA_AT_ZERO = """
+- id: gamma-zero
+  family: Gamma
+  params: {{concentration: 1.0, rate: [0.5, 2.0]}}
+  value: [0.0, 0.0]{grad_wrt}
+"""
+
+
+def test_grad_wrt_judges_the_partials_that_exist() -> None:
+    everything = make_case(GAMMA_AT_ZERO.format(grad_wrt=""))
+    assert gradients.differentiable_inputs(everything) == ("concentration", "rate", "value")
+    result = run_check(everything, "torch", "float64", "grad")
+    assert not result.passed
+    assert "∂/∂concentration" in result.message and "grad_wrt" in result.message
+
+    chosen = make_case(GAMMA_AT_ZERO.format(grad_wrt="\n  grad_wrt: [value, rate]"))
+    assert gradients.differentiable_inputs(chosen) == ("rate", "value")  # the family's order
+    for check in ("grad", "grad_functional"):
+        result = run_check(chosen, "torch", "float64", check)
+        assert result.passed, result.message
+        assert result.metrics["wrt"] == ["rate", "value"] and result.metrics["compared"] == 4

@@ -357,3 +357,54 @@ def test_case_source_is_kept_for_reports() -> None:
     result = load("cases:\n" + GOOD)
     assert result.cases[0].source.startswith("  - id: good\n")
     assert "value: 0.5" in result.cases[0].source
+
+
+@pytest.mark.parametrize(
+    ("extra", "fragment"),
+    [
+        ("grad_wrt: [rat]", "grad_wrt 'rat' is no input (did you mean 'rate'?)"),
+        ("grad_wrt: []", "grad_wrt"),
+        ("grad_wrt: [rate, rate]", "lists an entry twice"),
+    ],
+)
+def test_grad_wrt_names_differentiable_inputs(extra: str, fragment: str) -> None:
+    text = f"""\
+cases:
+  - id: g
+    family: Gamma
+    params: {{concentration: 1.0, rate: 2.0}}
+    value: 0.5
+    {extra}
+"""
+    _, error = only_error(text)
+    assert error.case_id == "g" and fragment in error.message, error.message
+    assert error.line == 6  # the grad_wrt line itself
+
+
+@pytest.mark.parametrize(
+    ("case", "fragment"),
+    [
+        (
+            "family: Binomial\n    params: {total_count: 5, probs: 0.3}\n    value: 2\n"
+            "    param_dtypes: {total_count: int64}\n    grad_wrt: [probs, total_count]",
+            "grad_wrt names 'total_count', which is",
+        ),
+        (
+            "family: Poisson\n    params: {rate: 2.0}\n    value: 1\n    grad_wrt: [value]",
+            "grad_wrt names 'value', which is discrete",
+        ),
+        (
+            "family: LKJCholesky\n    params: {dimension: 3, concentration: 1.5}\n"
+            "    value: {sample: {seed: 1}}\n    grad_wrt: [dimension]",
+            "grad_wrt names 'dimension', which is static",
+        ),
+    ],
+)
+def test_grad_wrt_refuses_what_cannot_be_differentiated(case: str, fragment: str) -> None:
+    _, error = only_error(f"cases:\n  - id: g\n    {case}\n")
+    assert fragment in error.message, error.message
+
+
+def test_grad_wrt_of_a_good_case_loads() -> None:
+    result = load("cases:\n" + GOOD.replace("value: 0.5", "value: 0.5\n    grad_wrt: [scale]"))
+    assert not result.errors and result.cases[0].differentiable_inputs == ("scale",)

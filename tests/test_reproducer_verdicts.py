@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import re
 
+import numpy as np
 import pytest
 from helpers import make_case, subject_for
 from test_reproducer import run_script
@@ -91,3 +92,24 @@ def test_iterative_path_does_not_depend_on_what_ran_before() -> None:
             seen.append(CHECKS["log_prob"].run(subject).metrics["max_abs_err"])
     assert seen[0] == seen[1]
     assert torch.initial_seed() == 2  # the caller's RNG state is left alone
+
+
+# p = 1 with k = 0 is impossible: the oracle's log_prob is -inf and its ∂/∂probs is infinite
+# (with an infinite tolerance), while torch clamps the probability and answers finite numbers.
+IMPOSSIBLE_BINOMIAL = """
+- id: impossible
+  family: Binomial
+  params: {total_count: [5, 5], probs: [1.0, 0.3]}
+  value: [0, 2]
+"""
+
+
+@pytest.mark.parametrize("check", ["log_prob", "grad"])
+def test_a_missed_infinity_fails_the_item_and_its_script_alike(tmp_path, check) -> None:
+    """A finite answer where the oracle's is infinite is infinitely wrong, whatever the
+    tolerance; the script judged inf/inf = NaN as "not over 1" and printed OK before."""
+    subject = subject_for(make_case(IMPOSSIBLE_BINOMIAL), "torch", "float32")
+    result, proc = _verdicts(subject, check, tmp_path)
+    assert not result.passed and "1 of 2 elements outside tolerance" in result.message
+    assert result.metrics.get("max_err_over_tol", np.inf) == np.inf
+    assert proc.returncode == 1 and "MISMATCH" in proc.stdout, proc.stdout

@@ -91,11 +91,18 @@ class GradCheck(Check):
             result = compare_arrays(expected, actual, tol, subject.dtype, unsure)
             per_param[name] = {"structure": structure, **result.metrics}
             if not result.ok:
+                undefined = int(np.count_nonzero(np.isnan(expected) & ~np.isnan(actual)))
+                hint = (
+                    f"; the oracle's derivative does not exist at {undefined} of these elements "
+                    f"(NaN): a case at such a point lists the other inputs in grad_wrt"
+                    if undefined
+                    else ""
+                )
                 failures.append(
                     (
                         result.metrics.get("max_err_over_tol", np.inf),
                         name,
-                        f"{label}: {result.detail}",
+                        f"{label}: {result.detail}{hint}",
                         result.metrics,
                     )
                 )
