@@ -85,7 +85,7 @@ def render(adapters: dict[str, Adapter] | None = None) -> str:
         "# Framework conventions",
         "",
         "Generated from `conformance/registry/families/*.yaml` by `conformance conventions "
-        "--output=docs/conventions.md`; do not edit by hand (tests/test_conventions.py checks "
+        "--output=docs/conventions.md`; do not edit by hand (tests/records/test_conventions.py checks "
         "that this page matches the registry). Each check holds a framework to the conventions "
         "declared here; anything not declared is held to the oracle's mathematics.",
         "",

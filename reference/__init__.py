@@ -1,7 +1,7 @@
 """NumPy float64 reference oracle: the truth every framework is diffed against.
 
 This package imports NumPy and SciPy only — never a framework — so a framework bug cannot leak
-into the expected values. ``tests/test_reference_isolation.py`` enforces that.
+into the expected values. ``tests/oracle/test_reference_isolation.py`` enforces that.
 """
 
 from __future__ import annotations

@@ -12,9 +12,12 @@ import pytest
 
 pytest_plugins = ["pytester"]
 
-SUPPORT = Path(__file__).parent / "support"
-REPO = Path(__file__).resolve().parent.parent
+# Tests are grouped by the part they test (tests/<part>/test_*.py); the shared helpers live here.
+TESTS = Path(__file__).resolve().parent
+SUPPORT = TESTS / "support"
+REPO = TESTS.parent
 sys.path.insert(0, str(SUPPORT))
+sys.path.insert(0, str(TESTS))
 
 # Case-like YAML under tests/ is test data, never a suite of its own.
 collect_ignore_glob = ["data/*", "support/*"]

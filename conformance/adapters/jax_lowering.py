@@ -10,7 +10,7 @@ shared context.
 
 The modules lowered in a shared context are the same programs (the persistent cache, keyed on
 their serialized text, keeps hitting the entries written without sharing), so the executables
-and every result are the same: ``tests/test_jax_lowering.py`` compares the lowered text and the
+and every result are the same: ``tests/frameworks/test_jax_lowering.py`` compares the lowered text and the
 values eagerly and compiled, with and without sharing, in fresh processes. Nothing here touches
 numerics. The shared context is dropped with the other compiled caches when a worker outgrows
 its memory budget (:meth:`~conformance.adapters.numpyro_adapter.NumpyroAdapter.release_caches`),

@@ -9,7 +9,7 @@ import numpy as np
 from conformance.loader import find_case_files, load_case_file
 from conformance.materialize import expected_for, float64_inputs
 
-CASES = Path(__file__).resolve().parent.parent / "cases"
+CASES = Path(__file__).resolve().parents[2] / "cases"
 
 
 def all_cases():

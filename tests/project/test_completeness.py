@@ -1,8 +1,8 @@
 """Every oracle family is complete, and every check is documented: the suite's own inventory.
 
 A family is complete when it has a registry file, a binding in some built-in adapter, cases in
-``cases/`` and oracle tests in ``tests/test_oracle_*.py``; a check when the README's table names
-it. ``tests/test_recipes.py`` runs this module in a temporary copy of the repository with a toy
+``cases/`` and oracle tests in ``tests/oracle/test_oracle_*.py``; a check when the README's table names
+it. ``tests/project/test_recipes.py`` runs this module in a temporary copy of the repository with a toy
 family and a toy check added by the recipes of docs/architecture.md.
 """
 
@@ -21,7 +21,7 @@ from conformance.checks import CHECKS
 from conformance.loader import find_case_files, load_case_file
 from conformance.registry import FAMILY_DIR, entries
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 
 
 @cache
@@ -35,7 +35,7 @@ def _case_families() -> set[str]:
 def _oracle_test_strings() -> set[str]:
     """Every string literal in the oracle's tests: a family they never name is untested."""
     out: set[str] = set()
-    for path in sorted((REPO / "tests").glob("test_oracle_*.py")):
+    for path in sorted((REPO / "tests" / "oracle").glob("test_oracle_*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Constant) and isinstance(node.value, str):
                 out.add(node.value)
@@ -48,7 +48,7 @@ def test_every_oracle_family_has_bindings_cases_and_oracle_tests(family: str) ->
     bound = [cls.name for cls in BUILTIN if family in cls().family_bindings()]
     assert bound, f"{family}: no built-in adapter binds it (registry file or naming convention)"
     assert family in _case_families(), f"{family}: no case in cases/*.yaml"
-    assert family in _oracle_test_strings(), f"{family}: not named in tests/test_oracle_*.py"
+    assert family in _oracle_test_strings(), f"{family}: not named in tests/oracle/test_oracle_*.py"
 
 
 def test_registry_names_only_oracle_families() -> None:

@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-REFERENCE = Path(__file__).resolve().parent.parent / "reference"
+REFERENCE = Path(__file__).resolve().parents[2] / "reference"
 ALLOWED_ROOTS = {"numpy", "scipy", "__future__"} | set(sys.stdlib_module_names)
 FRAMEWORKS = (
     "torch",

@@ -21,7 +21,7 @@ from conformance.mutants import BY_NAME, CATALOGUE, activate, get
 from conformance.mutants.base import Mutant, Patcher
 from conformance.mutants.kills import glob_match, judge, table
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 TORCHSHARP_MESSAGE = "shape '[1, 3, 1, 1, 3]' is invalid for input of size 3"
 
 

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
-SUPPORT = Path(__file__).parent / "support"
+REPO = Path(__file__).resolve().parents[2]
+SUPPORT = Path(__file__).resolve().parents[1] / "support"
 CONFORMANCE = Path(sys.executable).parent / "conformance"
 PYTEST_8 = "pytest==8.4.2"
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from conformance.plan import SEED_TAG, CaseErrorSpec, CheckSpec, plan
 from conformance.settings import Settings, parse_options
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 @cache

@@ -11,7 +11,7 @@ from pathlib import Path
 from conformance.case_model import json_schema
 from conformance.cli import builtin_cases
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 
 GOOD = """\
 cases:

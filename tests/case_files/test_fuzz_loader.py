@@ -10,7 +10,7 @@ every accepted case must build its arrays or fail with a ``CaseInputError`` — 
 900 documents in CI); ``CONFORMANCE_FUZZ_SEED`` the hypothesis seed (default 0, so CI sees the
 same documents every run and is never red by chance). A long run::
 
-    CONFORMANCE_FUZZ_EXAMPLES=3400 CONFORMANCE_FUZZ_SEED=$RANDOM pytest tests/test_fuzz_loader.py -s
+    CONFORMANCE_FUZZ_EXAMPLES=3400 CONFORMANCE_FUZZ_SEED=$RANDOM pytest tests/case_files/test_fuzz_loader.py -s
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ from conformance.materialize import CaseInputError, float64_inputs
 from conformance.validate import Known
 from conformance.yaml_source import YamlError, load_located
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 NAME = "cases/fuzz.yaml"
 EXAMPLES = int(os.environ.get("CONFORMANCE_FUZZ_EXAMPLES") or 300)
 SEED = int(os.environ.get("CONFORMANCE_FUZZ_SEED") or 0)
@@ -564,7 +564,7 @@ def test_libyaml_and_pure_python_read_every_bundled_file_alike() -> None:
     from conformance import known_failures, yaml_source
 
     assert yaml_source._FAST_LOADER is not None, "PyYAML without libyaml: the fast path is off"
-    cases = Path(__file__).resolve().parents[1] / "cases"
+    cases = Path(__file__).resolve().parents[2] / "cases"
     files = [*sorted(cases.glob("*.yaml")), *known_failures.builtin_files()]
     assert len(files) > 40
     for path in files:

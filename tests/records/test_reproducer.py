@@ -243,7 +243,7 @@ def test_boolean_arrays_are_written_for_every_numpy_the_project_allows() -> None
 def _numpy_lower_bound() -> str:
     import tomllib
 
-    repo = Path(__file__).resolve().parents[1]
+    repo = Path(__file__).resolve().parents[2]
     deps = tomllib.loads((repo / "pyproject.toml").read_text())["project"]["dependencies"]
     return next(d for d in deps if d.startswith("numpy>=")).removeprefix("numpy>=")
 
@@ -320,7 +320,7 @@ def test_scripts_are_ruff_clean(tmp_path: Path) -> None:
     assert len(scripts) >= 12 and any("base64.b64decode" in s for s in scripts)
     for i, source in enumerate(scripts):
         (tmp_path / f"repro_{i}.py").write_text(source)
-    repo = Path(__file__).resolve().parents[1]
+    repo = Path(__file__).resolve().parents[2]
     proc = subprocess.run(
         [
             sys.executable,

@@ -13,7 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 # The oracle's source is the top-level reference/ directory; the package imports it as
 # conformance.reference, through the link conformance/reference (the wheel holds it there).
 ORACLE = "conformance.reference"

@@ -20,7 +20,7 @@ from conformance.report.reproducers import file_names, safe_stem, write_reproduc
 from conformance.report.svg import _edges, bin_index, histogram
 from conformance.report.values import as_float, element_table
 
-DATA = Path(__file__).parent / "data" / "report"
+DATA = Path(__file__).resolve().parents[1] / "data" / "report"
 
 
 def load_sample():

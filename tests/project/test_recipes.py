@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 COPIED = ("pyproject.toml", "README.md", "cases", "conformance", "reference", "tests")
 
 TOY_ORACLE = '''\
@@ -76,7 +76,7 @@ FAMILY_RECIPE = {
     "reference/families/toy.py": TOY_ORACLE,
     "conformance/registry/families/toy.yaml": TOY_REGISTRY,
     "cases/toy.yaml": TOY_CASES,
-    "tests/test_oracle_toy.py": TOY_ORACLE_TEST,
+    "tests/oracle/test_oracle_toy.py": TOY_ORACLE_TEST,
 }
 
 TOY_CHECK = '''\
@@ -124,7 +124,9 @@ def _run(root: Path, *args: str) -> subprocess.CompletedProcess:
 
 
 def _completeness(root: Path) -> subprocess.CompletedProcess:
-    return _run(root, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_completeness.py")
+    return _run(
+        root, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/project/test_completeness.py"
+    )
 
 
 def _write(root: Path, files: dict[str, str]) -> None:
@@ -170,7 +172,7 @@ def test_family_and_check_recipes_pass_completeness_and_run(tmp_path) -> None:
     assert proc.returncode == 0, proc.stdout[-3000:]
     assert (
         _run(
-            root, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_oracle_toy.py"
+            root, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/oracle/test_oracle_toy.py"
         ).returncode
         == 0
     )

@@ -25,7 +25,7 @@ from conformance.cli import EXIT_INTERRUPTED, MAX_WORKER_RESTARTS, with_worker
 from conformance.loader import load_case_text
 from conformance.results import load_results, write_atomic
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 SUPPORT = REPO / "tests" / "support"
 
 CASES = f"""\
