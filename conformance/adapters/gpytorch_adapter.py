@@ -11,7 +11,7 @@ held to a tolerance declared in the registry. Every record notes the path that r
 from __future__ import annotations
 
 import contextlib
-import functools
+import inspect
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, ClassVar
 
@@ -77,38 +77,30 @@ class GpytorchAdapter(TorchAdapter):
             return f"{self.name} needs a {name} that is a Kronecker product; this case's is not"
         return None
 
-    def operator_source(self, matrix: Callable[[], np.ndarray]) -> str | None:
-        """Source of ``covariance_operator(x)``, which builds this adapter's operator from the
-        covariance tensor ``x``; None for a plain tensor. The adapter runs exactly this function
-        and a reproducer writes it out, so both build the operator one way. ``matrix()`` gives
-        the covariance's values, read only where the structure needs them (a tensor under vmap
-        has none to read)."""
+    def operator_call(
+        self, matrix: Callable[[], np.ndarray]
+    ) -> tuple[Callable[..., Any], tuple] | None:
+        """The function of :mod:`~conformance.adapters.gpytorch_operators` that builds this
+        adapter's operator from the covariance tensor, and its arguments after the tensor; None
+        for a plain tensor. ``matrix()`` gives the covariance's values, read only where the
+        structure needs them (a tensor under vmap has none to read)."""
+        from conformance.adapters import gpytorch_operators as ops
+
         op = self.operator
         if op == "tensor":
             return None
         if op == "DiagLinearOperator":
-            body = [f"return {_OPS}.DiagLinearOperator(x.diagonal(dim1=-2, dim2=-1))"]
-        elif op == "BlockDiagLinearOperator":
-            body = [
-                f"m = {block_size(matrix())}  # block size",
-                "k = x.shape[-1] // m",
-                "blocks = [x[..., j * m : (j + 1) * m, j * m : (j + 1) * m] for j in range(k)]",
-                f"return {_OPS}.BlockDiagLinearOperator(torch.stack(blocks, dim=-3))",
-            ]
-        elif op == "KroneckerProductLinearOperator":
-            body = [
-                f"b = {kronecker_factors(matrix())[1].shape[-1]}  # the right factor's size",
-                f"return {_OPS}.KroneckerProductLinearOperator("
-                "x[..., ::b, ::b] / x[..., :1, :1], x[..., :b, :b])",
-            ]
-        else:
-            body = [f"return {_OPS}.{op}(x)"]
-        return "\n".join(["def covariance_operator(x):", *(f"    {line}" for line in body)])
+            return ops.diagonal_operator, ()
+        if op == "BlockDiagLinearOperator":
+            return ops.block_diagonal_operator, (block_size(matrix()),)
+        if op == "KroneckerProductLinearOperator":
+            return ops.kronecker_operator, (kronecker_factors(matrix())[1].shape[-1],)
+        return ops.named_operator, (op,)
 
     def wrap_covariance(self, array: Any) -> Any:
         """The covariance as this adapter's operator, built from the framework's own tensor."""
-        source = self.operator_source(lambda: array.detach().cpu().numpy())
-        return array if source is None else _operator_function(source)(array)
+        call = self.operator_call(lambda: array.detach().cpu().numpy())
+        return array if call is None else call[0](array, *call[1])
 
     def construct(self, binding: Binding, params: Mapping[str, Any]) -> Any:
         found = _covariance(binding, params)
@@ -176,18 +168,23 @@ class GpytorchDialect(TorchDialect):
     def __init__(self, adapter: GpytorchAdapter) -> None:
         self.adapter = adapter
 
-    def _source(self, binding: Binding, arrays: Mapping[str, Any]) -> str | None:
+    def _call(self, binding: Binding, arrays: Mapping[str, Any]):
         found = _covariance(binding, arrays)
-        return None if found is None else self.adapter.operator_source(lambda: np.asarray(found[1]))
+        return None if found is None else self.adapter.operator_call(lambda: np.asarray(found[1]))
 
     def argument(self, binding: Binding, keyword: str, expr: str, arrays: Mapping[str, Any]) -> str:
-        if keyword != "covariance_matrix" or self._source(binding, arrays) is None:
+        call = self._call(binding, arrays)
+        if keyword != "covariance_matrix" or call is None:
             return expr
-        return f"covariance_operator({expr})"
+        function, args = call
+        return f"{function.__name__}({', '.join([expr, *map(repr, args)])})"
 
     def definitions(self, binding: Binding, arrays: Mapping[str, Any]) -> list[str]:
-        source = self._source(binding, arrays)
-        return [] if source is None else source.splitlines()
+        call = self._call(binding, arrays)
+        if call is None:
+            return []
+        source = inspect.getsource(call[0]).splitlines()
+        return [ln.replace(": Any", "").replace(" -> Any", "") for ln in source]
 
     def modules(self, binding: Binding) -> set[str]:
         modules = {path.rpartition(".")[0] for path, _, _ in self.adapter.PATH_SETTINGS}
@@ -202,17 +199,6 @@ class GpytorchDialect(TorchDialect):
         if seed is None:
             return contexts, []
         return contexts, [f"torch.manual_seed({seed})  # the probes the check drew"]
-
-
-@functools.cache
-def _operator_function(source: str) -> Callable[[Any], Any]:
-    """The function ``source`` defines (see :meth:`GpytorchAdapter.operator_source`)."""
-    import linear_operator.operators
-    import torch
-
-    namespace: dict[str, Any] = {"torch": torch, "linear_operator": linear_operator}
-    exec(compile(source, "<covariance_operator>", "exec"), namespace)
-    return namespace["covariance_operator"]
 
 
 class GpytorchDenseAdapter(GpytorchAdapter):

@@ -83,11 +83,8 @@ def test_gpytorch_operator_is_rebuilt(tmp_path: Path) -> None:
     case = make_case(NUMPYRO_BUG)
     source = reproducer.render(subject_for(case, "gpytorch.dense", "float32"), "log_prob", "x")
     # The adapter's own construction, written out (one rule for the item and its script).
-    assert (
-        "def covariance_operator(x):\n    return linear_operator.operators.DenseLinearOperator(x)"
-        in source
-    )
-    assert "covariance_matrix=covariance_operator(covariance_matrix)" in source
+    assert "def named_operator(x, name: str):" in source
+    assert "covariance_matrix=named_operator(covariance_matrix, 'DenseLinearOperator')" in source
     proc = run_script(source, tmp_path)
     assert proc.returncode == 1 and "MISMATCH: raised RuntimeError: LinearOperator" in proc.stdout
 
