@@ -15,13 +15,13 @@ import shlex
 import sys
 from pathlib import Path
 
-from conformance.arguments import (
+from conformance.report import commands as report_commands
+from conformance.run.arguments import (
     builtin_cases,
     builtin_id_path,
     has_paths,
     join_option_values,
 )
-from conformance.report import commands as report_commands
 
 EXIT_OK, EXIT_MISMATCH, EXIT_USAGE = 0, 1, 2
 EXIT_INTERRUPTED = 130  # as a shell reports a process ended by SIGINT
@@ -44,7 +44,7 @@ PYTEST_NOTE = (
 def command_help(command: str) -> str:
     """``conformance run --help``: the suite's options first (pytest's 500 lines of help,
     headed "usage: pytest.main()", hid them), then where the rest go."""
-    from conformance.options import add_options
+    from conformance.run.options import add_options
 
     parser = argparse.ArgumentParser(
         prog=f"conformance {command}",
@@ -63,7 +63,7 @@ def misspelt_options(args: list[str]) -> str | None:
     """``--famly=Normal``: an option that is not the suite's but close to one of them (pytest
     would only say "unrecognized arguments", headed "pytest.main()"). Other unknown options
     are left to pytest, whose plugins may define them."""
-    from conformance.options import add_options
+    from conformance.run.options import add_options
 
     ours: list[str] = []
 
@@ -103,7 +103,7 @@ def run(pytest_args: list[str]) -> int:
     # This process imported the package before pytest could register it for rewriting.
     args = ["-W", "ignore::pytest.PytestAssertRewriteWarning", *args]
     if os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD"):
-        args = ["-p", "conformance.plugin", *args]
+        args = ["-p", "conformance.run.plugin", *args]
     if os.environ.get("CONFORMANCE_MUTANT") and "conformance.mutants.plugin" not in args:
         args = ["-p", "conformance.mutants.plugin", *args]  # CONFORMANCE_MUTANT=name: apply it
     code = int(pytest.main(with_worker(args)))
@@ -148,7 +148,7 @@ def with_worker(args: list[str]) -> list[str]:
 
 def list_items(pytest_args: list[str]) -> int:
     """Collect as ``run`` would and print the coverage; ``--ids`` prints every item id."""
-    from conformance import listing
+    from conformance.run import listing
 
     if _wants_help(pytest_args):
         sys.stdout.write(command_help("list"))
@@ -176,7 +176,7 @@ def _results_path(args: list[str]) -> Path:
             return Path(args[i + 1])
         if a.startswith("--results="):
             return Path(a.split("=", 1)[1])
-    from conformance.settings import DEFAULT_RESULTS
+    from conformance.run.settings import DEFAULT_RESULTS
 
     return Path(os.environ.get("CONFORMANCE_RESULTS") or DEFAULT_RESULTS)
 
@@ -201,7 +201,7 @@ def _exit_code(code: int, args: list[str]) -> int:
 
 
 def export_schema(out: Path | None) -> int:
-    from conformance.case_model import json_schema
+    from conformance.cases.case_model import json_schema
 
     text = json.dumps(json_schema(), indent=2, ensure_ascii=False) + "\n"
     if out is None:
@@ -212,7 +212,7 @@ def export_schema(out: Path | None) -> int:
 
 
 def export_conventions(out: Path | None) -> int:
-    from conformance.conventions import render
+    from conformance.records.conventions import render
 
     text = render()
     if out is None:

@@ -1,5 +1,5 @@
 """Small helpers shared by the suite's own tests: cases from YAML text, and subjects built by
-the run's own :class:`~conformance.expectations.SubjectFactory` (so a test sees exactly what an
+the run's own :class:`~conformance.run.subject_factory.SubjectFactory` (so a test sees exactly what an
 item sees, the binding's oracle conventions included)."""
 
 from __future__ import annotations
@@ -9,10 +9,10 @@ import dataclasses
 import textwrap
 
 from conformance.adapters import all_adapters
+from conformance.cases.loader import Case, load_case_text
 from conformance.checks import CHECKS
-from conformance.expectations import SubjectFactory
-from conformance.loader import Case, load_case_text
-from conformance.subject import Subject
+from conformance.checks.subject import Subject
+from conformance.run.subject_factory import SubjectFactory
 
 
 def make_case(yaml_text: str) -> Case:

@@ -17,8 +17,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from conformance.dialects import Dialect
 from conformance.operations import Operation
+from conformance.records.dialects import Dialect
 from conformance.registry import Binding, Bindings, bindings_for, find_binding
 from conformance.versions import version_text
 
@@ -131,7 +131,7 @@ class Adapter(ABC):
         yield
 
     def release_caches(self) -> None:
-        """Drop the compiled code the framework keeps between calls (see :mod:`conformance.memory`).
+        """Drop the compiled code the framework keeps between calls (see :mod:`conformance.run.memory`).
 
         Called between items when a worker outgrows its memory budget; most frameworks keep
         nothing worth dropping.
@@ -165,7 +165,7 @@ class Adapter(ABC):
     # ----- reproducers -------------------------------------------------------------------------
     def reproducer(self) -> Dialect | None:
         """How reproducer scripts write exactly what this adapter does (one object, see
-        :mod:`conformance.dialects`); None: its failures carry no reproducer."""
+        :mod:`conformance.records.dialects`); None: its failures carry no reproducer."""
         return None
 
     # ----- operations ----------------------------------------------------------------------------

@@ -20,8 +20,8 @@ import numpy as np
 from conformance.adapters.base import import_dotted
 from conformance.adapters.structure import block_size, kronecker_factors
 from conformance.adapters.torch_adapter import TorchAdapter
-from conformance.dialects import Dialect, TorchDialect
 from conformance.operations import Operation
+from conformance.records.dialects import Dialect, TorchDialect
 from conformance.registry import Binding
 
 _OPS = "linear_operator.operators"

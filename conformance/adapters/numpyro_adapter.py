@@ -22,8 +22,8 @@ import numpy as np
 from conformance.adapters import jax_cache, jax_lowering
 from conformance.adapters.base import Adapter, split_mapped
 from conformance.adapters.jax_compiled import CompiledFunctions, Deferred, signature
-from conformance.dialects import Dialect, JaxDialect
 from conformance.operations import Operation
+from conformance.records.dialects import Dialect, JaxDialect
 from conformance.registry import Binding
 
 

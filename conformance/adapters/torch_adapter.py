@@ -9,8 +9,8 @@ from typing import Any, ClassVar
 import numpy as np
 
 from conformance.adapters.base import Adapter, split_mapped
-from conformance.dialects import Dialect, TorchDialect
 from conformance.operations import Operation
+from conformance.records.dialects import Dialect, TorchDialect
 
 
 class TorchAdapter(Adapter):

@@ -19,7 +19,7 @@ from typing import Any
 
 def _evaluate(spec: Any, factory: Any) -> float:
     """What every item costs the framework at least: construct, log_prob, gradient."""
-    from conformance.gradients import cotangent_for
+    from conformance.expect.gradients import cotangent_for
     from conformance.operations import Operation
 
     subject = factory.subject(spec.case, spec.adapter, spec.binding, spec.dtype)
@@ -61,9 +61,9 @@ def _matches(expression: Any, spec: Any) -> bool:
 def run(selection: list[str]) -> dict[str, Any]:
     """Plans the items ``conformance run`` would (same selection options, variants included)
     and times the bare evaluations of every one, in plan order, in this process."""
-    from conformance.expectations import SubjectFactory
-    from conformance.plan import CheckSpec, plan
-    from conformance.settings import Settings, parse_options
+    from conformance.run.plan import CheckSpec, plan
+    from conformance.run.settings import Settings, parse_options
+    from conformance.run.subject_factory import SubjectFactory
 
     started = time.perf_counter()
     t0 = time.perf_counter()

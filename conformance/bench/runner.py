@@ -159,7 +159,7 @@ def _has_cases(selection: list[str]) -> bool:
 
 
 def _cases_root() -> Path:
-    from conformance.arguments import builtin_cases
+    from conformance.run.arguments import builtin_cases
 
     return builtin_cases()
 
@@ -297,7 +297,7 @@ def main(argv: list[str] | None = None) -> int:
     if ns.tiny:
         selection = [*TINY, *selection]
         ns.runs = 1
-    from conformance.arguments import join_option_values
+    from conformance.run.arguments import join_option_values
 
     selection = join_option_values(selection)
     workers = [int(w) for w in ns.workers.split(",") if w.strip()]

@@ -1,4 +1,4 @@
-"""What a check is: a comparison of one :class:`~conformance.subject.Subject` with the oracle.
+"""What a check is: a comparison of one :class:`~conformance.checks.subject.Subject` with the oracle.
 
 Checks know what to compare, never which framework produced the numbers.
 """
@@ -9,10 +9,10 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar
 
+from conformance.cases.loader import Case
+from conformance.checks.subject import FrameworkError, Subject
 from conformance.kinds import HEADLINE_WORDS, KINDS
-from conformance.loader import Case
 from conformance.operations import Operation
-from conformance.subject import FrameworkError, Subject
 
 if TYPE_CHECKING:
     from conformance.adapters import Adapter

@@ -12,8 +12,8 @@ from conformance.checks.base import Check, CheckResult
 from conformance.checks.grad import GradCheck
 from conformance.checks.log_prob import LogProbCheck
 from conformance.checks.shapes import ShapesCheck
+from conformance.checks.subject import FrameworkError, Subject
 from conformance.operations import Operation
-from conformance.subject import FrameworkError, Subject
 
 
 class CompositeCheck(Check):

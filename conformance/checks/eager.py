@@ -15,8 +15,8 @@ from conformance.checks.base import CheckResult
 from conformance.checks.composite import CompositeCheck
 from conformance.checks.log_prob import LogProbCheck
 from conformance.checks.shapes import ShapesCheck
+from conformance.checks.subject import Subject
 from conformance.operations import Operation
-from conformance.subject import Subject
 
 
 class EagerCheck(CompositeCheck):

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from conformance.cases.loader import Case
 from conformance.checks.base import Check, CheckResult, shown
+from conformance.checks.subject import Subject
 from conformance.compare import compare_arrays, project
-from conformance.loader import Case
 from conformance.operations import Operation
-from conformance.subject import Subject
 
 _STRUCTURE_WORDS = {
     "symmetric": "symmetric part",

@@ -10,8 +10,8 @@ from __future__ import annotations
 import numpy as np
 
 from conformance.checks.base import Check, CheckResult, shown
+from conformance.checks.subject import FrameworkError, Subject
 from conformance.compare import compare_arrays, tolerance
-from conformance.subject import FrameworkError, Subject
 
 
 class LogProbCheck(Check):

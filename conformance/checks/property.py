@@ -13,7 +13,7 @@ from __future__ import annotations
 from conformance.checks.base import Check, CheckResult
 from conformance.checks.log_prob import LogProbCheck
 from conformance.checks.shapes import ShapesCheck
-from conformance.subject import FrameworkError, Subject
+from conformance.checks.subject import FrameworkError, Subject
 
 MAX_DIMS = 3
 MAX_SIDE = 3

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from conformance.checks.base import Check, CheckResult
-from conformance.subject import FrameworkError, Subject
+from conformance.checks.subject import FrameworkError, Subject
 
 
 class ShapesCheck(Check):

@@ -17,11 +17,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from conformance.cases.loader import Case
 from conformance.checks.base import Check, CheckResult, shown
+from conformance.checks.subject import FrameworkError, Subject
 from conformance.compare import compare_arrays, project, tolerance
-from conformance.loader import Case
 from conformance.operations import EFFECTS, Operation
-from conformance.subject import FrameworkError, Subject
 
 
 def _skip_reason(subject: Subject) -> str | None:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from conformance.results import OUTCOMES
+from conformance.records.results import OUTCOMES
 
 
 class ResultsError(Exception):

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from conformance.records.results import OUTCOMES
 from conformance.report.data import SEVERITY, distinct
 from conformance.report.merge import Results
 from conformance.report.values import as_float
-from conformance.results import OUTCOMES
 
 
 @dataclass(frozen=True)

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import numpy as np
 
-from conformance.loader import find_case_files, load_case_file
-from conformance.materialize import expected_for, float64_inputs
+from conformance.cases.loader import find_case_files, load_case_file
+from conformance.expect.materialize import expected_for, float64_inputs
 
 CASES = Path(__file__).resolve().parents[2] / "cases"
 

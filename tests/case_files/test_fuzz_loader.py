@@ -31,13 +31,13 @@ from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 
 from conformance import reference
-from conformance.case_model import CaseFile
+from conformance.cases.case_model import CaseFile
+from conformance.cases.generators import GENERATORS
+from conformance.cases.loader import Case, CaseError, LoadedFile, load_case_text, shown_id
+from conformance.cases.validate import Known
+from conformance.cases.yaml_source import YamlError, load_located
 from conformance.checks import CHECKS
-from conformance.generators import GENERATORS
-from conformance.loader import Case, CaseError, LoadedFile, load_case_text, shown_id
-from conformance.materialize import CaseInputError, float64_inputs
-from conformance.validate import Known
-from conformance.yaml_source import YamlError, load_located
+from conformance.expect.materialize import CaseInputError, float64_inputs
 
 REPO = Path(__file__).resolve().parents[2]
 NAME = "cases/fuzz.yaml"
@@ -561,7 +561,8 @@ def test_spd_blocks_are_checked_before_the_generator_loops() -> None:
 
 def test_libyaml_and_pure_python_read_every_bundled_file_alike() -> None:
     """The fast (libyaml) composer must give the same data and lines as PyYAML's own."""
-    from conformance import known_failures, yaml_source
+    from conformance.cases import yaml_source
+    from conformance.records import known_failures
 
     assert yaml_source._FAST_LOADER is not None, "PyYAML without libyaml: the fast path is off"
     cases = Path(__file__).resolve().parents[2] / "cases"

@@ -6,8 +6,8 @@ import textwrap
 
 import pytest
 
-from conformance.loader import load_case_text
-from conformance.validate import Known
+from conformance.cases.loader import load_case_text
+from conformance.cases.validate import Known
 
 GOOD = """\
   - id: good

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from helpers import make_case, run_check
 
-import conformance.gradients as gradients
+import conformance.expect.gradients as gradients
 
 MVN = """
 - id: g

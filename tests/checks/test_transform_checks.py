@@ -145,8 +145,8 @@ BETA_BOUNDARY = """
 def test_broadcast_variants_compare_only_the_parts_their_case_asks_for() -> None:
     # At x = 0 log_prob is +inf, finite and -inf: the case leaves out gradients, and so must
     # its variants (numpyro's gradient there is 0 where the oracle's is undefined or inf).
-    from conformance.materialize import float64_inputs
-    from conformance.variants import derive_variants
+    from conformance.cases.variants import derive_variants
+    from conformance.expect.materialize import float64_inputs
 
     case = make_case(BETA_BOUNDARY)
     params, value = float64_inputs(case)
@@ -160,7 +160,7 @@ def test_broadcast_variants_compare_only_the_parts_their_case_asks_for() -> None
 
 
 def test_opting_in_is_a_setting_and_a_typo_is_a_usage_problem() -> None:
-    from conformance.settings import Settings, parse_options
+    from conformance.run.settings import Settings, parse_options
 
     def settings(argv: list[str], env: dict[str, str]) -> Settings:
         return Settings.from_sources(parse_options(argv)[0], env)

@@ -6,7 +6,7 @@ import numpy as np
 
 from conformance import reference
 from conformance.dtypes import round_to
-from conformance.fresh_values import ATTEMPTS, well_conditioned_draw
+from conformance.expect.fresh_values import ATTEMPTS, well_conditioned_draw
 
 GAMMA = reference.get_family("Gamma")
 TINY = {"concentration": np.array([1e-3, 0.5, 2.0]), "rate": np.ones(3)}

@@ -122,7 +122,7 @@ def test_gpytorch_diag_refuses_a_non_diagonal_covariance() -> None:
     adapter = all_adapters()["gpytorch.diag"]
     case = make_case(MVN["covariance_matrix"])
     binding = adapter.binding(case.family, case.parametrization)
-    from conformance.materialize import float64_inputs
+    from conformance.expect.materialize import float64_inputs
 
     reason = adapter.unsupported_inputs(binding, float64_inputs(case)[0])
     assert reason and "not diagonal" in reason

@@ -25,7 +25,7 @@ import pytest
 from scipy import integrate, special, stats
 
 from conformance import reference
-from conformance.generators import cholesky, normal, positive, probability, simplex, spd
+from conformance.cases.generators import cholesky, normal, positive, probability, simplex, spd
 
 RTOL = 1e-12
 GRAD_RTOL = 1e-8

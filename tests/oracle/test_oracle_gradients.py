@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from conformance import reference
-from conformance.generators import cholesky, normal, positive, probability, spd
+from conformance.cases.generators import cholesky, normal, positive, probability, spd
 
 mpmath.mp.dps = 40
 NORMAL = reference.get_family("Normal")

@@ -8,7 +8,7 @@ import pytest
 from scipy import special, stats
 
 from conformance import reference
-from conformance.generators import cholesky, normal, positive, probability, spd
+from conformance.cases.generators import cholesky, normal, positive, probability, spd
 
 RTOL = 1e-12
 

@@ -18,6 +18,8 @@ ROOT = Path(__file__).resolve().parents[2]
 # conformance.reference, through the link conformance/reference (the wheel holds it there).
 ORACLE = "conformance.reference"
 SOURCES = {"conformance": ROOT / "conformance", ORACLE: ROOT / "reference"}
+#: The top-level modules every role may import: they import only each other.
+VOCABULARY = {"compare", "dtypes", "kinds", "names", "operations", "timing", "versions"}
 
 
 def _module_name(package: str, root: Path, path: Path) -> str:
@@ -113,8 +115,12 @@ def test_the_oracle_has_one_import_name() -> None:
 
 def test_checks_read_the_oracle_only_through_the_subject() -> None:
     """A check imports neither the oracle nor the code that computes expectations."""
-    forbidden = (ORACLE, "conformance.materialize", "conformance.gradients")
-    forbidden += ("conformance.expectations", "conformance.fresh_values", "conformance.variants")
+    forbidden = (ORACLE, "conformance.expect.materialize", "conformance.expect.gradients")
+    forbidden += (
+        "conformance.expect.expectations",
+        "conformance.expect.fresh_values",
+        "conformance.cases.variants",
+    )
     graph = _graph()
     checks = [m for m in graph if m.startswith("conformance.checks")]
     assert len(checks) >= 7
@@ -123,11 +129,41 @@ def test_checks_read_the_oracle_only_through_the_subject() -> None:
         assert not bad, f"{module} imports {bad}"
 
 
+def test_expectations_know_no_check_and_no_runner() -> None:
+    """The oracle's answers are computed without knowing who reads them: ``expect/`` imports
+    neither the checks nor the runner (the subject factory, which joins both, is the runner's)."""
+    graph = _graph()
+    expect = [m for m in graph if m.startswith("conformance.expect")]
+    assert len(expect) >= 4
+    for module in expect:
+        bad = sorted(
+            d for d in graph[module] if d.startswith(("conformance.checks", "conformance.run"))
+        )
+        assert not bad, f"{module} imports {bad}"
+
+
+def test_each_role_is_a_package_and_the_top_level_is_shared_vocabulary() -> None:
+    """Modules live in packages by role; the few at the top are the entry point and the small
+    leaf modules every role shares (they import nothing of the suite)."""
+    top = {p.stem for p in (ROOT / "conformance").glob("*.py")}
+    assert top == {"__init__", "__main__", "cli"} | VOCABULARY, sorted(top)
+    graph = _graph()
+    for name in VOCABULARY:
+        others = {
+            d
+            for d in graph[f"conformance.{name}"]
+            if d.removeprefix("conformance.") not in VOCABULARY
+        }
+        assert not others, f"conformance.{name} imports {others}"
+    for role in ("cases", "expect", "adapters", "registry", "checks", "run", "records", "report"):
+        assert (ROOT / "conformance" / role / "__init__.py").is_file(), role
+
+
 def test_plan_needs_no_pytest() -> None:
     """The bench, the listing and any tool can plan items without pytest."""
     code = (
-        "import sys; from conformance.plan import plan; from conformance.settings import "
-        "Settings, parse_options; from conformance.arguments import builtin_cases;"
+        "import sys; from conformance.run.plan import plan; from conformance.run.settings import "
+        "Settings, parse_options; from conformance.run.arguments import builtin_cases;"
         "opts, rest = parse_options(['--family=Normal', '--framework=torch']);"
         "s = Settings.from_sources(opts, {}, [builtin_cases()]);"
         "specs = plan(s); assert specs and not rest;"

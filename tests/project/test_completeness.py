@@ -17,8 +17,8 @@ import pytest
 
 from conformance import reference
 from conformance.adapters import BUILTIN
+from conformance.cases.loader import find_case_files, load_case_file
 from conformance.checks import CHECKS
-from conformance.loader import find_case_files, load_case_file
 from conformance.registry import FAMILY_DIR, entries
 
 REPO = Path(__file__).resolve().parents[2]

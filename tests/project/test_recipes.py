@@ -65,8 +65,6 @@ import numpy as np
 from scipy import stats
 
 from conformance import reference
-
-
 def test_toy_is_scipy_expon() -> None:
     x = np.array([0.1, 1.0, 4.0])
     got = reference.get_family("Toy").log_prob({"rate": np.array(2.0)}, x)
@@ -85,7 +83,7 @@ TOY_CHECK = '''\
 import numpy as np
 
 from conformance.checks.base import Check, CheckResult
-from conformance.subject import Subject
+from conformance.checks.subject import Subject
 
 
 class FiniteCheck(Check):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from conformance.conventions import DOC_PATH, declared, render
+from conformance.records.conventions import DOC_PATH, declared, render
 from conformance.registry import entries
 
 

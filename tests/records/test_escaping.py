@@ -18,7 +18,7 @@ from pathlib import Path
 from fake_adapters import HOSTILE_MESSAGE
 from helpers import make_case, replaced, subject_for
 
-from conformance import reproducer
+from conformance.records import reproducer
 
 HOSTILE_ID = "</script><img src=x onerror=alert(2)>"
 CASES = f"""\

@@ -11,7 +11,7 @@ import pytest
 from test_report import sample
 
 from conformance.cli import main
-from conformance.results import counts
+from conformance.records.results import counts
 
 
 def write(path: Path, payload: dict) -> Path:

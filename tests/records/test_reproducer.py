@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from helpers import make_case, replaced, subject_for
 
-from conformance import reproducer
+from conformance.records import reproducer
 
 NUMPYRO_BUG = """
 - id: value-batch-larger
@@ -164,7 +164,7 @@ MVN_TRIL = """
 
 
 def test_gradient_reproducers_for_each_method(tmp_path: Path) -> None:
-    from conformance.expectations import GradExpectation
+    from conformance.expect.expectations import GradExpectation
 
     case = make_case(MVN_TRIL)
     for adapter, method in [

@@ -17,10 +17,10 @@ import pytest
 from helpers import make_case, subject_for
 from test_reproducer import run_script
 
-from conformance import reproducer
 from conformance.adapters import all_adapters
 from conformance.checks import CHECKS
 from conformance.operations import GRADIENTS
+from conformance.records import reproducer
 
 ITERATIVE = """
 - id: iterative

@@ -8,7 +8,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-from conformance.case_model import json_schema
+from conformance.cases.case_model import json_schema
 from conformance.cli import builtin_cases
 
 REPO = Path(__file__).resolve().parents[2]

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from conformance import memory
 from conformance.adapters import all_adapters
+from conformance.run import memory
 
 CASES = textwrap.dedent(
     """\

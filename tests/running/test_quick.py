@@ -6,8 +6,8 @@ from __future__ import annotations
 from functools import cache
 from pathlib import Path
 
-from conformance.plan import SEED_TAG, CaseErrorSpec, CheckSpec, plan
-from conformance.settings import Settings, parse_options
+from conformance.run.plan import SEED_TAG, CaseErrorSpec, CheckSpec, plan
+from conformance.run.settings import Settings, parse_options
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -20,10 +20,10 @@ from pathlib import Path
 import pytest
 from fake_adapters import FAULT_VALUE
 
-from conformance import robustness
+from conformance.cases.loader import load_case_text
 from conformance.cli import EXIT_INTERRUPTED, MAX_WORKER_RESTARTS, with_worker
-from conformance.loader import load_case_text
-from conformance.results import load_results, write_atomic
+from conformance.records.results import load_results, write_atomic
+from conformance.run import robustness
 
 REPO = Path(__file__).resolve().parents[2]
 SUPPORT = REPO / "tests" / "support"

@@ -298,7 +298,7 @@ def sample_results() -> dict:
             metrics={"max_err_over_tol": "inf", "expected_at_worst": "-inf"},
         ),
     ]
-    from conformance.results import counts
+    from conformance.records.results import counts
 
     return {
         "run": {**RUN, "collected": len(records), "counts": counts(records)},
@@ -415,7 +415,7 @@ def synthetic_results(n: int = 10_000, seed: int = 0) -> dict:
                     if outcome == "skipped":
                         rec["message"] = f"{framework} has no {family} with this parametrization"
                     records.append(rec)
-    from conformance.results import counts
+    from conformance.records.results import counts
 
     return {
         "run": {**RUN, "collected": len(records), "counts": counts(records)},

@@ -14,17 +14,18 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from conformance import memory, reference, robustness
+from conformance import reference
 from conformance.adapters import Adapter, all_adapters
+from conformance.cases.validate import Known
 from conformance.checks import CHECKS, NON_CHECK_ITEMS, OPT_IN
 from conformance.dtypes import FLOAT_DTYPES
 from conformance.names import unmatched_pattern
 from conformance.operations import Operation
-from conformance.options import DEFAULT_RESULTS, add_options, env_list, split_list
-from conformance.validate import Known
+from conformance.run import memory, robustness
+from conformance.run.options import DEFAULT_RESULTS, add_options, env_list, split_list
 
 if TYPE_CHECKING:
-    from conformance.known_failures import Index
+    from conformance.records.known_failures import Index
 
 
 def parse_options(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
@@ -54,16 +55,16 @@ class Settings:
     builtin_known_failures: bool = True
     strict_known_failures: bool = True
     shard: tuple[int, int] | None = None  # (k, n), 1-based k
-    #: ``--quick``: see :func:`conformance.plan.quick_selection`.
+    #: ``--quick``: see :func:`conformance.run.plan.quick_selection`.
     quick: bool = False
     #: Opt-in operations to run where an adapter offers them only on request (names).
     opt_in: list[str] = field(default_factory=list)
-    #: Robustness (see :mod:`conformance.robustness`): seconds per case item (None: none),
+    #: Robustness (see :mod:`conformance.run.robustness`): seconds per case item (None: none),
     #: each xdist worker's RLIMIT_DATA in bytes (None: none), the element cap of a case array.
     item_timeout: float | None = None
     worker_memory: int | None = None
     #: Resident-set size above which a process drops compiled-code caches between items
-    #: (None: never; see :mod:`conformance.memory`).
+    #: (None: never; see :mod:`conformance.run.memory`).
     memory_budget: int | None = None
     max_elements: int | None = None
     #: Times an item that crashed its worker is run again on a fresh one (xdist only).
@@ -125,7 +126,7 @@ class Settings:
     @property
     def all_known_failure_files(self) -> list[Path]:
         """The suite's own known-failure files (unless switched off), then the user's."""
-        from conformance import known_failures
+        from conformance.records import known_failures
 
         builtin = known_failures.builtin_files() if self.builtin_known_failures else []
         return builtin + list(self.known_failure_files)
@@ -134,7 +135,7 @@ class Settings:
     def known_failures(self) -> list:
         """Every entry of the run's known-failure files, its names checked against the
         families, adapters, checks and dtypes this run knows."""
-        from conformance import known_failures
+        from conformance.records import known_failures
 
         vocabulary = known_failures.Vocabulary(
             families=frozenset(reference.family_names()),
@@ -147,7 +148,7 @@ class Settings:
     @cached_property
     def known_failure_index(self) -> Index:
         """The entries that apply here, indexed for matching every collected item."""
-        from conformance import known_failures
+        from conformance.records import known_failures
 
         return known_failures.Index(self.known_failures)
 

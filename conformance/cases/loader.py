@@ -16,10 +16,10 @@ from typing import Any
 from pydantic import ValidationError
 
 from conformance import reference
-from conformance.case_model import CaseFile, CaseSpec
-from conformance.options import CASE_SUFFIXES
-from conformance.validate import Known, SemanticError, differentiable, resolve_case
-from conformance.yaml_source import Located, YamlError, load_located
+from conformance.cases.case_model import CaseFile, CaseSpec
+from conformance.cases.validate import Known, SemanticError, differentiable, resolve_case
+from conformance.cases.yaml_source import Located, YamlError, load_located
+from conformance.run.options import CASE_SUFFIXES
 
 
 @dataclass(frozen=True)
@@ -49,7 +49,7 @@ class Case:
     batch_shape: tuple[int, ...] = ()
     event_shape: tuple[int, ...] = ()
     log_prob_shape: tuple[int, ...] = ()
-    #: For a broadcast variant (see :mod:`conformance.variants`): its name, the case it was
+    #: For a broadcast variant (see :mod:`conformance.cases.variants`): its name, the case it was
     #: derived from, and how its float64 inputs derive from the base's.
     variant: str = ""
     base: Case | None = None

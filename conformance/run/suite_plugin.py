@@ -1,4 +1,4 @@
-"""The suite's pytest hooks, registered by :mod:`conformance.plugin` in runs that have case files.
+"""The suite's pytest hooks, registered by :mod:`conformance.run.plugin` in runs that have case files.
 
 Case files are collected only from case roots — ``--cases DIR``, ``CONFORMANCE_CASES``, the ini
 value ``conformance_cases`` — or when named on the command line, so installing the suite never
@@ -20,14 +20,10 @@ from pathlib import Path
 
 import pytest
 
-from conformance import __version__, gc_policy, known_failures, memory, robustness, timing_plugin
+from conformance import __version__
 from conformance.adapters import jax_cache
-from conformance.expectations import SubjectFactory
-from conformance.items import FACTORY_KEY, SETTINGS_KEY, CaseFileCollector, ConformanceItem
-from conformance.options import CASE_SUFFIXES
-from conformance.report.junit import default_junitxml
-from conformance.report.publish import publish_after_run
-from conformance.results import (
+from conformance.records import known_failures
+from conformance.records.results import (
     RESULT_KEY,
     STATIC_KEY,
     ResultsCollector,
@@ -35,7 +31,13 @@ from conformance.results import (
     is_case_nodeid,
     write_atomic,
 )
-from conformance.settings import Settings, SettingsError, split_list
+from conformance.report.junit import default_junitxml
+from conformance.report.publish import publish_after_run
+from conformance.run import gc_policy, memory, robustness, timing_plugin
+from conformance.run.items import FACTORY_KEY, SETTINGS_KEY, CaseFileCollector, ConformanceItem
+from conformance.run.options import CASE_SUFFIXES
+from conformance.run.settings import Settings, SettingsError, split_list
+from conformance.run.subject_factory import SubjectFactory
 from conformance.versions import version_text
 
 #: Distributions whose versions a run reports (frameworks and what they run on).
@@ -149,7 +151,7 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector):
 
 @pytest.hookimpl(optionalhook=True, tryfirst=True)
 def pytest_timeout_set_timer(item: pytest.Item, settings) -> bool | None:
-    """pytest-timeout's timer, our way for case items (see :mod:`conformance.robustness`);
+    """pytest-timeout's timer, our way for case items (see :mod:`conformance.run.robustness`);
     other tests keep pytest-timeout's own."""
     if not isinstance(item, ConformanceItem):
         return None

@@ -20,7 +20,7 @@ class _Collected:
         self.items: list[dict[str, Any]] = []
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
-        from conformance.results import STATIC_KEY
+        from conformance.records.results import STATIC_KEY
 
         for item in session.items:
             static = next((json.loads(v) for k, v in item.user_properties if k == STATIC_KEY), {})

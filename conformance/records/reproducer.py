@@ -5,7 +5,7 @@ A failing item carries a script that rebuilds exactly the inputs the framework r
 operation and prints expected vs actual. It ends with ``MISMATCH`` and exit status 1 when the
 failure reproduces — which is what an upstream bug report needs.
 
-Framework code comes from the adapter's *dialect* (:mod:`conformance.dialects`: how to import,
+Framework code comes from the adapter's *dialect* (:mod:`conformance.records.dialects`: how to import,
 make arrays, build each argument, call under which settings, take a gradient, read back), one
 object per adapter (``Adapter.reproducer()``). Each check contributes the body that evaluates
 and compares (see :data:`BODIES`), the same for every framework.
@@ -23,7 +23,7 @@ import numpy as np
 
 from conformance import __version__
 from conformance.compare import err_over_tol, project, tolerance
-from conformance.dialects import Dialect
+from conformance.records.dialects import Dialect
 
 #: Arrays above this many elements are embedded as base64 .npy instead of literal lists.
 LITERAL_LIMIT = 2048

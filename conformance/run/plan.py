@@ -21,14 +21,14 @@ import numpy as np
 
 from conformance import reference
 from conformance.adapters import Adapter
-from conformance.arguments import builtin_cases
+from conformance.cases.loader import Case, CaseError, find_case_files, load_case_file
+from conformance.cases.variants import VARIANT_CHECKS, derive_variants
 from conformance.checks import CHECKS, LOAD_CHECK, UNSUPPORTED_CHECK, Check
-from conformance.known_failures import Entry
-from conformance.loader import Case, CaseError, find_case_files, load_case_file
-from conformance.materialize import CaseInputError, float64_inputs
+from conformance.expect.materialize import CaseInputError, float64_inputs
+from conformance.records.known_failures import Entry
 from conformance.registry import Binding
-from conformance.settings import Settings
-from conformance.variants import VARIANT_CHECKS, derive_variants
+from conformance.run.arguments import builtin_cases
+from conformance.run.settings import Settings
 
 
 def _case_and_framework(case: Case, adapter: Adapter) -> dict[str, Any]:
@@ -60,7 +60,7 @@ class CheckSpec:
     known_failures: tuple[Entry, ...] = ()
 
     def static(self) -> dict[str, Any]:
-        """The record fields fixed before the item runs (see :mod:`conformance.results`)."""
+        """The record fields fixed before the item runs (see :mod:`conformance.records.results`)."""
         out = dict(
             _case_and_framework(self.case, self.adapter),
             dtype=self.dtype,
@@ -203,7 +203,7 @@ def case_file_id(path: Path, roots: tuple[Path, ...], fallback_root: Path) -> st
 def _builtin_root() -> tuple[Path, ...]:
     """The shipped cases' directory (none in a build without them): named ``cases`` whether
     or not a run lists it as a case root, so a shipped case's id given on the command line
-    from anywhere (see :func:`conformance.arguments.builtin_id_path`) keeps its id."""
+    from anywhere (see :func:`conformance.run.arguments.builtin_id_path`) keeps its id."""
     try:
         return (builtin_cases(),)
     except FileNotFoundError:

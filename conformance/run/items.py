@@ -1,9 +1,9 @@
-"""pytest collectors and items: the plan's specs (see :mod:`conformance.plan`) as pytest items.
+"""pytest collectors and items: the plan's specs (see :mod:`conformance.run.plan`) as pytest items.
 
 Item names read ``<case-id>[<framework>-<dtype>-<check>]``. A broken case becomes a failing
 ``[case-error]`` item, a framework that lacks a family one skipped ``[<framework>-unsupported]``
 item — nothing is dropped silently, and nothing stops the other cases from running. An item
-gets its subject from the run's :class:`~conformance.expectations.SubjectFactory`.
+gets its subject from the run's :class:`~conformance.run.subject_factory.SubjectFactory`.
 """
 
 from __future__ import annotations
@@ -16,21 +16,23 @@ from typing import Any
 
 import pytest
 
-from conformance import known_failures, reproducer, robustness, timing
+from conformance import timing
 from conformance.adapters import Adapter
 from conformance.checks.base import shown
-from conformance.expectations import SubjectFactory
-from conformance.materialize import CaseInputError
-from conformance.plan import (
+from conformance.checks.subject import FrameworkError, Subject
+from conformance.expect.materialize import CaseInputError
+from conformance.records import known_failures, reproducer
+from conformance.records.results import RESULT_KEY, STATIC_KEY
+from conformance.run import robustness
+from conformance.run.plan import (
     CaseErrorSpec,
     CheckSpec,
     UnsupportedSpec,
     case_file_id,
     plan_file,
 )
-from conformance.results import RESULT_KEY, STATIC_KEY
-from conformance.settings import Settings
-from conformance.subject import FrameworkError, Subject
+from conformance.run.settings import Settings
+from conformance.run.subject_factory import SubjectFactory
 
 SETTINGS_KEY = pytest.StashKey[Settings]()
 FACTORY_KEY = pytest.StashKey[SubjectFactory]()
@@ -67,11 +69,11 @@ class _Item(pytest.Item):
 
 
 class CaseFileCollector(pytest.File):
-    """A YAML case file: its items are the plan's specs (see :mod:`conformance.plan`)."""
+    """A YAML case file: its items are the plan's specs (see :mod:`conformance.run.plan`)."""
 
     @classmethod
     def for_file(cls, parent: pytest.Collector, path: Path) -> CaseFileCollector:
-        """The collector of ``path``, its node id :func:`~conformance.plan.case_file_id`'s
+        """The collector of ``path``, its node id :func:`~conformance.run.plan.case_file_id`'s
         (not pytest's rootdir-relative path), so ids survive a change of directory or install."""
         settings: Settings = parent.config.stash[SETTINGS_KEY]
         file_id = case_file_id(path, tuple(settings.case_roots), parent.config.rootpath)
@@ -115,7 +117,7 @@ def _own_warning_filters():
 
 
 class ConformanceItem(_Item):
-    """One :class:`~conformance.plan.CheckSpec` run by pytest."""
+    """One :class:`~conformance.run.plan.CheckSpec` run by pytest."""
 
     def __init__(self, *, spec: CheckSpec, **kwargs: Any) -> None:
         super().__init__(**kwargs)

@@ -9,8 +9,8 @@ from pathlib import Path
 
 def builtin_cases() -> Path:
     """The shipped cases: ``cases/`` beside the package in a checkout, or inside the wheel."""
-    here = Path(__file__).resolve().parent
-    for candidate in (here.parent / "cases", here / "builtin_cases"):
+    package = Path(__file__).resolve().parents[1]
+    for candidate in (package.parent / "cases", package / "builtin_cases"):
         if candidate.is_dir():
             return candidate
     raise FileNotFoundError("no built-in cases found (neither ../cases nor builtin_cases)")

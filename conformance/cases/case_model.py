@@ -1,7 +1,7 @@
 """Case format v1: the pydantic schema of one YAML case, and of a whole case file.
 
 The schema checks structure only (types, names, option sets). What needs family knowledge —
-parameter sets, event ranks, broadcasting — is checked by :mod:`conformance.validate`.
+parameter sets, event ranks, broadcasting — is checked by :mod:`conformance.cases.validate`.
 ``conformance schema`` exports this model as JSON Schema into ``cases/case.schema.json``.
 """
 

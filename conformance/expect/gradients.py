@@ -29,10 +29,10 @@ from functools import lru_cache
 import numpy as np
 
 from conformance import reference, timing
+from conformance.cases.loader import Case
 from conformance.compare import ULPS, project
 from conformance.dtypes import eps, round_to
-from conformance.loader import Case
-from conformance.materialize import inputs_for
+from conformance.expect.materialize import inputs_for
 from conformance.reference import unbroadcast
 from conformance.reference.numdiff import step_scale
 

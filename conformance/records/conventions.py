@@ -14,7 +14,7 @@ from pathlib import Path
 from conformance.adapters.base import Adapter
 from conformance.registry import Binding, FamilyEntry, entries
 
-DOC_PATH = Path(__file__).resolve().parent.parent / "docs" / "conventions.md"
+DOC_PATH = Path(__file__).resolve().parents[2] / "docs" / "conventions.md"
 
 VALIDATION_MEANING = {
     "all": "raises ValueError for invalid parameters and for values outside the support",

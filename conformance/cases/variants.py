@@ -6,12 +6,12 @@ had tried. From every valid case this module derives, systematically:
 * ``size1-<param>``: that parameter's batch dims set to size 1 (index 0 kept);
 * ``full-<param>``: that parameter broadcast to the full batch shape;
 * ``value-lead``: the value with an extra leading dim (a fresh draw stacked on it; fresh draws
-  stay off unplanned boundary points, see :mod:`conformance.fresh_values`);
+  stay off unplanned boundary points, see :mod:`conformance.expect.fresh_values`);
 * ``value-size1``: the value's batch dims set to size 1 (against a larger parameter batch);
 * ``value-batch``: a value whose batch part equals the parameters' batch shape;
 * ``pad1``: every array left-padded with a size-1 dim.
 
-Each variant is a :class:`~conformance.loader.Case` of its own (id ``<case>+<variant>``, selectable with ``-k``) whose
+Each variant is a :class:`~conformance.cases.loader.Case` of its own (id ``<case>+<variant>``, selectable with ``-k``) whose
 inputs are derived from the base case's float64 arrays; its expected shapes and values come from
 the oracle, like any case. Variants whose shapes equal the base's or another variant's are
 dropped.
@@ -26,9 +26,9 @@ from collections.abc import Callable
 import numpy as np
 
 from conformance import reference
-from conformance.fresh_values import well_conditioned_draw
-from conformance.loader import Case
-from conformance.materialize import sample_with_batch
+from conformance.cases.loader import Case
+from conformance.expect.fresh_values import well_conditioned_draw
+from conformance.expect.materialize import sample_with_batch
 from conformance.reference import OracleError
 
 Arrays = dict[str, np.ndarray]
@@ -47,7 +47,7 @@ def _fresh_value(
     case: Case, params: Arrays, own: np.ndarray, batch: tuple[int, ...], tag: str
 ) -> np.ndarray:
     """A new value with batch part ``batch``, drawn from the oracle (seeded by case and tag) and
-    kept off unplanned boundary points (see :mod:`conformance.fresh_values`); ``own`` is the
+    kept off unplanned boundary points (see :mod:`conformance.expect.fresh_values`); ``own`` is the
     case's value, the fallback."""
     family = reference.get_family(case.family)
     rng = np.random.default_rng(zlib.crc32(f"{case.file}::{case.id}::{tag}".encode()))

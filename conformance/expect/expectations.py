@@ -1,12 +1,13 @@
-"""The subject factory: every expectation a check reads, computed from the oracle in one place.
+"""Every expectation a check reads, computed from the oracle in one place.
 
-A check compares what a framework returns with what a :class:`~conformance.subject.Subject`
+A check compares what a framework returns with what a :class:`~conformance.checks.subject.Subject`
 says it should return; it never calls the oracle itself. The subject gets those answers from an
 :class:`Expectations`, built here for one (case, binding, dtype) with the binding's declared
 oracle conventions: the rounded inputs, log_prob and its shapes, the gradient with its
 tolerance in the structure the binding is compared in, the draws for effect-handler sites, and
-the derived cases of property mode. The pytest items, the bench baseline, the listing and the
-suite's own tests all build subjects through :class:`SubjectFactory`, so they cannot drift apart.
+the derived cases of property mode. The pytest items, the bench baseline and the suite's own
+tests all build subjects through :class:`~conformance.run.subject_factory.SubjectFactory`, so
+they cannot drift apart.
 """
 
 from __future__ import annotations
@@ -21,10 +22,10 @@ import numpy as np
 import yaml
 
 from conformance import reference
-from conformance.fresh_values import well_conditioned_draw
-from conformance.gradients import ExpectedGrad, binding_structure, expected_grad_for
-from conformance.loader import Case
-from conformance.materialize import (
+from conformance.cases.loader import Case
+from conformance.expect.fresh_values import well_conditioned_draw
+from conformance.expect.gradients import ExpectedGrad, binding_structure, expected_grad_for
+from conformance.expect.materialize import (
     Expected,
     Inputs,
     expected_for,
@@ -36,8 +37,7 @@ from conformance.materialize import (
 from conformance.registry import Binding
 
 if TYPE_CHECKING:
-    from conformance.adapters import Adapter
-    from conformance.subject import Subject
+    pass
 
 
 @dataclass(frozen=True, eq=False)
@@ -195,31 +195,3 @@ def derive_batch_shapes(
         derive=lambda p, v: make(p, v),
         source=case.source,
     )
-
-
-@dataclass(frozen=True)
-class SubjectFactory:
-    """Builds the :class:`~conformance.subject.Subject` of an item; owns the run's values a
-    subject needs (device, property-mode examples), so no check reads a global."""
-
-    device: str = "cpu"
-    property_examples: int = 0
-
-    def subject(self, case: Case, adapter: Adapter, binding: Binding, dtype: str) -> Subject:
-        """Raises :class:`~conformance.materialize.CaseInputError` when the case's inputs or the
-        oracle's answer cannot be computed."""
-        from conformance.subject import Subject
-
-        expectations = Expectations(case, binding, dtype)
-        if not expectations.expected.all_valid:
-            # Validation errors and warnings need concrete values: a framework that compiles
-            # by default meets such inputs eagerly, where its validation can see them.
-            adapter = adapter.eager()
-        return Subject(
-            adapter,
-            binding,
-            dtype,
-            self.device,
-            expectations,
-            property_examples=self.property_examples,
-        )

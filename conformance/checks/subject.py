@@ -21,9 +21,9 @@ from conformance.adapters.base import Adapter
 from conformance.registry import Binding
 
 if TYPE_CHECKING:
-    from conformance.expectations import Expectations, GradExpectation, SiteExpectation
-    from conformance.loader import Case
-    from conformance.materialize import Expected, Inputs
+    from conformance.cases.loader import Case
+    from conformance.expect.expectations import Expectations, GradExpectation, SiteExpectation
+    from conformance.expect.materialize import Expected, Inputs
 
 
 class FrameworkError(Exception):
@@ -54,7 +54,7 @@ class FrameworkError(Exception):
 
 @dataclass(frozen=True, eq=False)
 class Subject:
-    """Built by :class:`~conformance.expectations.SubjectFactory`; a check reads the oracle's
+    """Built by :class:`~conformance.run.subject_factory.SubjectFactory`; a check reads the oracle's
     answers only through it (``expected``, ``gradient``, ``site``, ``derived``)."""
 
     adapter: Adapter

@@ -33,12 +33,12 @@ from pathlib import Path
 from packaging.requirements import InvalidRequirement, Requirement
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from conformance.cases.yaml_source import YamlError, load_located
 from conformance.kinds import KINDS
 from conformance.names import unknown_name, unmatched_pattern
 from conformance.versions import installed_version
-from conformance.yaml_source import YamlError, load_located
 
-BUILTIN_DIR = Path(__file__).parent / "known_failures"
+BUILTIN_DIR = Path(__file__).parents[1] / "known_failures"
 #: Cheapest and most selective first: :meth:`Index.matching` stops at the first empty set.
 PATTERN_FIELDS = ("framework", "family", "check", "dtype", "device", "case", "file")
 

@@ -2,7 +2,7 @@
 
 Each generator turns (shape, seed, options) into a float64 array with NumPy's PCG64, so a case
 file pins its inputs exactly without listing every number. The options of each generator are
-declared in :mod:`conformance.case_model`.
+declared in :mod:`conformance.cases.case_model`.
 """
 
 from __future__ import annotations

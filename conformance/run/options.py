@@ -1,6 +1,6 @@
 """Every option of a run, declared once, and the list helpers their values go through.
 
-Kept free of heavy imports: the pytest entry point (:mod:`conformance.plugin`) declares these
+Kept free of heavy imports: the pytest entry point (:mod:`conformance.run.plugin`) declares these
 options in every pytest run of every project where the suite is installed, and must cost next
 to nothing there.
 """
@@ -12,7 +12,7 @@ import os
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from conformance import robustness
+from conformance.run import robustness
 
 #: What a case file is called (only under a case root, or named on the command line).
 CASE_SUFFIXES = (".yaml", ".yml")

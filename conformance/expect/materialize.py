@@ -13,10 +13,10 @@ from functools import lru_cache
 import numpy as np
 
 from conformance import reference, timing
-from conformance.case_model import SampleSpec
+from conformance.cases.case_model import SampleSpec
+from conformance.cases.generators import GENERATORS
+from conformance.cases.loader import Case
 from conformance.dtypes import round_to, value_numpy_dtype
-from conformance.generators import GENERATORS
-from conformance.loader import Case
 
 
 class CaseInputError(ValueError):

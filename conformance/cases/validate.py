@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from conformance import reference
-from conformance.case_model import CaseSpec, SampleSpec, literal_shape
+from conformance.cases.case_model import CaseSpec, SampleSpec, literal_shape
 from conformance.names import unknown_name
 from conformance.reference import OracleError
 
@@ -36,7 +36,7 @@ class Known:
     frameworks: frozenset[str] | None = None
     checks: frozenset[str] | None = None
     #: The element cap of this run (``--max-elements``, ``CONFORMANCE_MAX_ELEMENTS``, read by
-    #: :class:`~conformance.settings.Settings`); None: :data:`DEFAULT_MAX_ELEMENTS`.
+    #: :class:`~conformance.run.settings.Settings`); None: :data:`DEFAULT_MAX_ELEMENTS`.
     max_elements: int | None = None
 
 

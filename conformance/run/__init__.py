@@ -1,0 +1,1 @@
+"""Running: options and settings, the pytest-free plan, pytest items and hooks, timeouts, memory, listing."""
