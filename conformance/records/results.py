@@ -12,6 +12,7 @@ import math
 import os
 import re
 import tempfile
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -185,10 +186,13 @@ def static_from_nodeid(nodeid: str) -> dict:
     }
 
 
-def counts(records: list[dict]) -> dict[str, int]:
+def counts(records: Iterable[dict]) -> dict[str, int]:
+    """Records per outcome, every outcome named (0 included); a record without one, as a hand-
+    edited or truncated results file may hold, counts as an error rather than vanishing."""
     out = dict.fromkeys(OUTCOMES, 0)
     for rec in records:
-        out[rec["outcome"]] = out.get(rec["outcome"], 0) + 1
+        outcome = str(rec.get("outcome") or "error")
+        out[outcome] = out.get(outcome, 0) + 1
     return out
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from conformance.records.results import OUTCOMES
+from conformance.records.results import counts as count_outcomes
 
 
 class ResultsError(Exception):
@@ -125,14 +126,6 @@ def merge(named: Sequence[tuple[str, dict]]) -> Results:
     if len(shards) == 1:
         return Results({**shards[0].run, "counts": shards[0].counts}, records, shards)
     return Results(merge_runs(shards), records, shards)
-
-
-def count_outcomes(records: Iterable[dict]) -> dict[str, int]:
-    out = dict.fromkeys(OUTCOMES, 0)
-    for rec in records:
-        outcome = str(rec.get("outcome") or "error")
-        out[outcome] = out.get(outcome, 0) + 1
-    return out
 
 
 def _distinct(values: Iterable[Any]) -> list[Any]:
