@@ -131,9 +131,11 @@ def bypassed() -> Iterator[bool]:
             jax.config.update(name, value)
 
 
-def share_between_workers() -> int:
+def share_between_workers(changed_since: float | None = None) -> int:
     """Give every worker's cache directory the executables the others compiled; returns how
-    many entries were added.
+    many entries were added. With ``changed_since`` (a run's start, as ``time.time()``), a run
+    in which no worker wrote an entry (no directory changed: a torch-only run, a warm one)
+    skips the listing of tens of thousands of names.
 
     Each process keeps its own directory (concurrent writers can corrupt an entry), and xdist
     hands items to whichever worker is free, so on the next run a worker meets shapes that only
@@ -143,8 +145,11 @@ def share_between_workers() -> int:
     here = cache_dir()
     if here is None or not here.parent.is_dir():
         return 0
+    dirs = [d for d in here.parent.iterdir() if d.is_dir()]
+    if changed_since is not None and all(d.stat().st_mtime < changed_since for d in dirs):
+        return 0
     # Names only (one listing per directory, no stat per entry): tens of thousands of entries.
-    held = {d: set(os.listdir(d)) for d in here.parent.iterdir() if d.is_dir()}
+    held = {d: set(os.listdir(d)) for d in dirs}
     owner: dict[str, Path] = {}
     for d, names in held.items():
         for name in names - owner.keys():

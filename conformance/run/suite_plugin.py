@@ -312,7 +312,7 @@ class Recorder:
         if records and getattr(self.config.option, "numprocesses", None):
             # Only after xdist workers ran items (they are done: nothing writes the caches).
             with contextlib.suppress(OSError):
-                jax_cache.share_between_workers()
+                jax_cache.share_between_workers(changed_since=self.started)
         if exitstatus == pytest.ExitCode.USAGE_ERROR or session.config.option.collectonly:
             return  # nothing ran; keep whatever results.json a real run left
         self.stale, self.inactive = known_failures.unmatched(

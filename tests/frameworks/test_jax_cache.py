@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 from conformance.adapters import jax_cache
 from conformance.versions import version_text
 
@@ -47,6 +49,24 @@ def test_after_a_run_every_worker_directory_holds_every_entry(monkeypatch, tmp_p
     # An entry a worker already had is never replaced.
     assert (release / "gw1" / "b-cache").read_bytes() == b"gw1:b-cache"
     assert jax_cache.share_between_workers() == 0
+
+
+def test_a_run_that_wrote_nothing_shares_nothing(monkeypatch, tmp_path) -> None:
+    """Sharing after a run reads only directories that run changed; once one changed, every
+    entry any worker holds is shared, older ones included."""
+    monkeypatch.setenv(jax_cache.ENV, str(tmp_path))
+    monkeypatch.delenv("PYTEST_XDIST_WORKER", raising=False)
+    release = tmp_path / f"jaxlib-{version_text('jaxlib')}"
+    for worker in ("gw0", "gw1"):
+        (release / worker).mkdir(parents=True)
+        (release / worker / f"{worker}-old").write_bytes(b"x")
+    for worker in ("gw0", "gw1"):
+        os.utime(release / worker, (1_000_000, 1_000_000))
+    assert jax_cache.share_between_workers(changed_since=2_000_000) == 0
+    assert not (release / "gw1" / "gw0-old").exists()
+    (release / "gw0" / "gw0-new").write_bytes(b"y")  # this run compiled something
+    assert jax_cache.share_between_workers(changed_since=2_000_000) == 3
+    assert sorted(p.name for p in (release / "gw1").iterdir()) == ["gw0-new", "gw0-old", "gw1-old"]
 
 
 def test_sharing_without_a_cache_does_nothing(monkeypatch, tmp_path) -> None:
