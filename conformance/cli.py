@@ -222,6 +222,51 @@ def export_conventions(out: Path | None) -> int:
     return EXIT_OK
 
 
+def export_edges(paths: list[Path], families: list[str], out: Path | None) -> int:
+    """``conformance edges``: the generated edge cases as case files, one per case file that
+    has an anchor — printed (YAML documents separated by ``---``) or written to ``out``/."""
+    from fnmatch import fnmatch
+
+    from conformance.cases.edges import edge_yaml
+    from conformance.cases.loader import find_case_files, load_case_file
+
+    roots = paths or [builtin_cases()]
+    files = [f for root in roots for f in find_case_files(root)]
+    if not files:
+        print(f"conformance edges: no case files in {', '.join(map(str, roots))}", file=sys.stderr)
+        return EXIT_USAGE
+    docs: list[tuple[Path, str]] = []
+    for path in files:
+        cases = load_case_file(path, display=_display(path)).cases
+        if families:
+            cases = [c for c in cases if any(fnmatch(c.family, f) for f in families)]
+        text = edge_yaml(cases)
+        if text:
+            docs.append((path, text))
+    if not docs:
+        print(
+            "conformance edges: no anchor case (scalar parameters and value) selected",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
+    if out is None:
+        sys.stdout.write("---\n".join(text for _, text in docs))
+        return EXIT_OK
+    out.mkdir(parents=True, exist_ok=True)
+    for path, text in docs:
+        (out / f"{path.stem}.edges.yaml").write_text(text, encoding="utf-8")
+    print(f"conformance edges: {len(docs)} files in {out}")
+    return EXIT_OK
+
+
+def _display(path: Path) -> str:
+    """A case file's name as run ids give it: ``cases/<name>`` for a shipped one."""
+    try:
+        return f"cases/{path.resolve().relative_to(builtin_cases().resolve()).as_posix()}"
+    except ValueError:
+        return str(path)
+
+
 def version_line() -> str:
     """``conformance --version``: the suite's version and the frameworks it would test."""
     from conformance import __version__
@@ -275,6 +320,21 @@ def main(argv: list[str] | None = None) -> int:
         "conventions", help="the registry's framework conventions as Markdown (docs/conventions.md)"
     )
     conventions.add_argument("-o", "--output", type=Path, help="file to write (default: stdout)")
+    edges = sub.add_parser(
+        "edges",
+        help="export the generated edge cases (--edges=on runs them) as case-file YAML",
+        description="Each family's parameters at the ends of their domains and its value at "
+        "the ends of its support, moved one at a time from the first case of each case file "
+        "with scalar parameters and value (see docs/case-format.md).",
+    )
+    edges.add_argument(
+        "paths",
+        nargs="*",
+        type=Path,
+        help="case files or directories (default: the built-in cases)",
+    )
+    edges.add_argument("--family", action="append", default=[], help="only these families (glob)")
+    edges.add_argument("-o", "--output", type=Path, help="directory to write <file>.edges.yaml to")
     report_commands.add_parsers(sub)
     if argv and argv[0] == "run":
         return run(argv[1:])
@@ -293,6 +353,9 @@ def main(argv: list[str] | None = None) -> int:
         return export_schema(ns.output)
     if ns.command == "conventions":
         return export_conventions(ns.output)
+    if ns.command == "edges":
+        families = [f for given in ns.family for f in given.split(",") if f]
+        return export_edges(ns.paths, families, ns.output)
     if ns.command in report_commands.COMMANDS:
         return report_commands.run_command(ns)
     parser.error(f"unknown command {ns.command}")

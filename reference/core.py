@@ -31,6 +31,9 @@ class ParamInfo:
     #: A plain Python number (e.g. LKJCholesky's dimension), not an array: never broadcast,
     #: not part of the batch shape, passed to frameworks as int/float.
     static: bool = False
+    #: Values inside the domain where the density changes form at the support's end (Gamma's
+    #: concentration 1: the density at 0 goes from +inf to rate to 0): edges worth a case.
+    form_changes: tuple[float, ...] = ()
 
     @property
     def differentiable(self) -> bool:
@@ -241,6 +244,14 @@ class Family(ABC):
         """Override where the support depends on parameters (Uniform, Binomial, Pareto…)."""
         return domains.contains(self.value.support, value, self.value.event_rank)
 
+    def support_ends(
+        self, params: Mapping[str, Any], parametrization: str | None = None
+    ) -> tuple[float | None, float | None]:
+        """The ends of the value's support that the parameters set (scalar parameters), None
+        where the named support's own end holds: Uniform's (low, high), Binomial's upper
+        total_count. Edge cases put the value there."""
+        return None, None
+
     def _params_valid(self, params: Arrays, parametrization: str) -> np.ndarray:
         ok = True
         for name, pinfo in self.params(parametrization).items():
@@ -349,6 +360,15 @@ class Family(ABC):
         self, params: Arrays, shape: tuple[int, ...], rng: np.random.Generator, parametrization: str
     ) -> np.ndarray:
         """Samples for parameters already broadcast to ``shape``."""
+
+
+def vanishing_ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+    """``num / den``, and 0 where ``num`` is exactly 0: the derivative ``(a − 1)/x`` of a power
+    term ``(a − 1)·log x`` is 0 at every x when a = 1, x = 0 included (x⁰ = 1), not 0/0."""
+    num = np.asarray(num, dtype=np.float64)
+    den = np.asarray(den, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(num == 0.0, 0.0, num / den)
 
 
 def _as_float64(params: Arrays) -> dict[str, np.ndarray]:

@@ -33,6 +33,7 @@ from pathlib import Path
 from packaging.requirements import InvalidRequirement, Requirement
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from conformance.cases.edges import PREFIX as EDGE_PREFIX
 from conformance.cases.yaml_source import YamlError, load_located
 from conformance.kinds import KINDS
 from conformance.names import unknown_name, unmatched_pattern
@@ -278,12 +279,15 @@ def unmatched(
     entries = list(entries)
     index = index or Index(entries)  # the run's own, built from the same entries, when given
     matched = {id(e) for r in records for e in index.matching(r)}
+    ran_edges = any(str(r.get("case") or "").startswith(EDGE_PREFIX) for r in records)
     stale, inactive = [], []
     for entry in entries:
         f = entry.failure
         if not version_applies(f):
             inactive.append(entry)
             continue
+        if not ran_edges and all(p.startswith(EDGE_PREFIX) for p in _globs(f.case)):
+            continue  # written for generated edge cases, and this run generated none (--edges)
         in_scope = all(
             any(_regex(p).match(x) for p in _globs(getattr(f, name)) for x in seen[name])
             for name in fields

@@ -56,6 +56,12 @@ def summary(items: list[dict[str, Any]]) -> str:
     checks = Counter(i.get("check") for i in items)
     lines.append("")
     lines.append("checks: " + ", ".join(f"{k} {v}" for k, v in sorted(checks.items(), key=str)))
+    edges = Counter(i.get("family") for i in items if str(i.get("case") or "").startswith("edge-"))
+    if edges:
+        lines.append(
+            f"generated edge items ({sum(edges.values())}): "
+            + ", ".join(f"{k} {v}" for k, v in sorted(edges.items()))
+        )
     errors = sum(1 for i in items if i.get("check") == "load")
     unsupported = checks.get("unsupported", 0)
     lines.append(

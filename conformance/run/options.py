@@ -98,6 +98,13 @@ def add_options(add: Callable[..., Any]) -> None:
         "framework and dtype (default 0: off; CONFORMANCE_PROPERTY)",
     )
     add(
+        "--edges",
+        choices=("on", "off"),
+        help="add the generated edge cases (each family's parameters at the ends of their "
+        "domains, its value at the ends of its support; see `conformance edges`) "
+        "(default off; CONFORMANCE_EDGES)",
+    )
+    add(
         "--variants",
         choices=("on", "off"),
         help="derive broadcast-pattern variants from every case (default on; CONFORMANCE_VARIANTS)",

@@ -21,6 +21,7 @@ import numpy as np
 
 from conformance import reference
 from conformance.adapters import Adapter
+from conformance.cases.edges import EDGE_TAG, edge_file
 from conformance.cases.loader import Case, CaseError, find_case_files, load_case_file
 from conformance.cases.variants import VARIANT_CHECKS, derive_variants
 from conformance.checks import CHECKS, LOAD_CHECK, UNSUPPORTED_CHECK, Check
@@ -132,7 +133,12 @@ def plan_file(path: Path, settings: Settings, display: str | None = None) -> lis
         names.add(name)
         specs.append(CaseErrorSpec(name, error))
     expansion = _Expansion(settings)
-    for case in loaded.cases:
+    cases = loaded.cases
+    if settings.edges:
+        generated = edge_file(loaded.cases, loaded.path)
+        cases = [*cases, *generated.cases]
+        specs.extend(_error_spec(e) for e in generated.errors)
+    for case in cases:
         if not settings.selects_family(case.family):
             continue
         try:
@@ -245,6 +251,9 @@ def _case_specs(expansion: _Expansion, case: Case) -> Iterator[ItemSpec]:
         yield _error_spec(CaseError(case.file, case.line, case.id, str(exc)))
         return
     yield from _expand(expansion, case, params64)
+    # A generated edge case is one point on purpose: broadcasting it again adds no edge.
+    if EDGE_TAG in case.spec.tags:
+        return
     if not (expansion.settings.variants and _all_valid(case, params64, value64)):
         return
     variants, problems = derive_variants(case, params64, value64)

@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
-from ..core import Arrays, Family, Options, ParamInfo, ValueInfo
+from ..core import Arrays, Family, Options, ParamInfo, ValueInfo, vanishing_ratio
 from .gamma import HALF_LOG_2PI, bd0, stirlerr
 
 LOG_2PI = 2.0 * HALF_LOG_2PI
@@ -175,7 +175,7 @@ class Beta(Family):
         psi_ab = special.digamma(a + b)
         ga = np.log(value) - special.digamma(a) + psi_ab
         gb = np.log1p(-value) - special.digamma(b) + psi_ab
-        gx = (a - 1.0) / value - (b - 1.0) / (1.0 - value)
+        gx = vanishing_ratio(a - 1.0, value) - vanishing_ratio(b - 1.0, 1.0 - value)
         if parametrization == "concentrations":
             return {"concentration1": ga, "concentration0": gb, "value": gx}
         mean, conc = params["mean"], params["concentration"]
@@ -194,8 +194,8 @@ BETA = Beta(
     name="Beta",
     parametrizations={
         "concentrations": {
-            "concentration1": ParamInfo(0, "positive"),
-            "concentration0": ParamInfo(0, "positive"),
+            "concentration1": ParamInfo(0, "positive", form_changes=(1.0,)),
+            "concentration0": ParamInfo(0, "positive", form_changes=(1.0,)),
         },
         "mean_concentration": {
             "mean": ParamInfo(0, "open_unit_interval"),

@@ -167,6 +167,9 @@ class CountsUpToTotal(Family):
         ok = super()._in_support(params, value, parametrization)
         return ok & (value <= params["total_count"])
 
+    def support_ends(self, params, parametrization=None):
+        return None, float(params["total_count"])
+
 
 class Binomial(CountsUpToTotal):
     def _log_prob(

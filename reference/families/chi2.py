@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
-from ..core import Arrays, Family, Options, ParamInfo, ValueInfo
+from ..core import Arrays, Family, Options, ParamInfo, ValueInfo, vanishing_ratio
 from .gamma import SUPPORT_LOWER, exclude_zero, gamma_log_density
 
 LOG_HALF = np.log(0.5)
@@ -24,7 +24,7 @@ class Chi2(Family):
         half_df = 0.5 * params["df"]
         return {
             "df": 0.5 * (np.log(value) + LOG_HALF - special.digamma(half_df)),
-            "value": (half_df - 1.0) / value - 0.5,
+            "value": vanishing_ratio(half_df - 1.0, value) - 0.5,
         }
 
     def _sample(self, params, shape, rng, parametrization):
@@ -33,7 +33,7 @@ class Chi2(Family):
 
 CHI2 = Chi2(
     name="Chi2",
-    parametrizations={"df": {"df": ParamInfo(0, "positive")}},
+    parametrizations={"df": {"df": ParamInfo(0, "positive", form_changes=(2.0,))}},
     value=ValueInfo(0, "nonnegative"),
     options=dict(SUPPORT_LOWER),
 )

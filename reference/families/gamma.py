@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
-from ..core import Arrays, Family, Options, ParamInfo, ValueInfo
+from ..core import Arrays, Family, Options, ParamInfo, ValueInfo, vanishing_ratio
 
 #: Options shared by the half-line families whose support is [0, ∞) in torch and (0, ∞) in NumPyro.
 SUPPORT_LOWER = {"support_lower": ("closed", "open")}
@@ -118,7 +118,7 @@ class Gamma(Family):
         return {
             "concentration": np.log(rate) + np.log(value) - special.digamma(a),
             "rate": a / rate - value,
-            "value": (a - 1.0) / value - rate,
+            "value": vanishing_ratio(a - 1.0, value) - rate,
         }
 
     def _sample(self, params, shape, rng, parametrization):
@@ -129,7 +129,7 @@ GAMMA = Gamma(
     name="Gamma",
     parametrizations={
         "concentration_rate": {
-            "concentration": ParamInfo(0, "positive"),
+            "concentration": ParamInfo(0, "positive", form_changes=(1.0,)),
             "rate": ParamInfo(0, "positive"),
         },
     },

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
-from ..core import Arrays, Family, Options, ParamInfo, ValueInfo
+from ..core import Arrays, Family, Options, ParamInfo, ValueInfo, vanishing_ratio
 
 LOG_2 = np.log(2.0)
 
@@ -41,7 +41,17 @@ class Kumaraswamy(Family):
         return {
             "concentration1": 1.0 / a + log_x - (b - 1.0) * log_x * ratio,
             "concentration0": 1.0 / b + log1mexp(u),
-            "value": ((a - 1.0) - (b - 1.0) * a * ratio) / value,
+            # (a − 1)/x − (b − 1)·a·x^(a−1)/(1 − x^a): written over x it is 0/0 at x = 0 when
+            # a = 1 (limit −(b − 1)), and (b − 1)·ratio is 0·inf at x = 1 when b = 1.
+            "value": np.where(
+                (value == 0.0) & (a == 1.0),
+                1.0 - b,
+                np.where(
+                    b == 1.0,
+                    vanishing_ratio(a - 1.0, value),
+                    ((a - 1.0) - (b - 1.0) * a * ratio) / value,
+                ),
+            ),
         }
 
     def _sample(self, params, shape, rng, parametrization):
@@ -55,8 +65,8 @@ KUMARASWAMY = Kumaraswamy(
     name="Kumaraswamy",
     parametrizations={
         "concentrations": {
-            "concentration1": ParamInfo(0, "positive"),
-            "concentration0": ParamInfo(0, "positive"),
+            "concentration1": ParamInfo(0, "positive", form_changes=(1.0,)),
+            "concentration0": ParamInfo(0, "positive", form_changes=(1.0,)),
         },
     },
     value=ValueInfo(0, "unit_interval"),

@@ -28,6 +28,9 @@ class Pareto(Family):
             logp = np.where(value == scale, -np.inf, logp)
         return logp
 
+    def support_ends(self, params, parametrization=None):
+        return float(params["scale"]), None
+
     def _in_support(self, params: Arrays, value: np.ndarray, parametrization: str) -> np.ndarray:
         return np.isfinite(value) & (value >= params["scale"])
 

@@ -101,6 +101,10 @@ class TruncatedNormal(Family):
         a, b, width = _standardized_bounds(params)
         return -0.5 * z * z - HALF_LOG_2PI - np.log(scale) - log_gauss_mass(a, b, width)
 
+    def support_ends(self, params, parametrization=None):
+        low, high = params.get("low"), params.get("high")
+        return (None if low is None else float(low)), (None if high is None else float(high))
+
     def _in_support(self, params: Arrays, value: np.ndarray, parametrization: str) -> np.ndarray:
         ok = ~np.isnan(value)
         if "low" in params:

@@ -22,6 +22,9 @@ class Uniform(Family):
             logp = np.where(value == high, -np.inf, logp)
         return logp
 
+    def support_ends(self, params, parametrization=None):
+        return float(params["low"]), float(params["high"])
+
     def _in_support(self, params: Arrays, value: np.ndarray, parametrization: str) -> np.ndarray:
         return (value >= params["low"]) & (value <= params["high"])
 

@@ -35,7 +35,10 @@ class Weibull(Family):
         return {
             "scale": k * tk_minus_1 / scale,
             "concentration": 1.0 / k - log_t * tk_minus_1,
-            "value": (-1.0 - k * tk_minus_1) / value,
+            # (k − 1)/x − k·t^k/x; at x = 0 with k = 1 its limit −1/scale (not −0/0).
+            "value": np.where(
+                (value == 0.0) & (k == 1.0), -1.0 / scale, (-1.0 - k * tk_minus_1) / value
+            ),
         }
 
     def _sample(self, params, shape, rng, parametrization):
@@ -47,7 +50,7 @@ WEIBULL = Weibull(
     parametrizations={
         "scale_concentration": {
             "scale": ParamInfo(0, "positive"),
-            "concentration": ParamInfo(0, "positive"),
+            "concentration": ParamInfo(0, "positive", form_changes=(1.0,)),
         },
     },
     value=ValueInfo(0, "positive"),

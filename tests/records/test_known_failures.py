@@ -174,3 +174,14 @@ def test_stale_entries_account_for_filters_and_partial_runs() -> None:
     entries = [float64_only, other_case]
     assert [e.id for e in kf.unmatched(entries, records)[0]] == ["other-case"]
     assert kf.unmatched(entries, records, partial=True)[0] == []
+
+
+def test_entries_for_generated_edges_are_judged_only_in_runs_that_generate_them() -> None:
+    """Without --edges no edge item exists: an entry written for generated cases is not stale
+    there, and it is again as soon as the run has edge items and it matched none of them."""
+    records = [dict(STATIC)]
+    for_edges = kf.Entry(entry(id="edges", case=("edge-probs-at-0", "edge-value-at-0")), "f:1")
+    mixed = kf.Entry(entry(id="mixed", case=("cov-other", "edge-value-at-0")), "f:2")
+    assert [e.id for e in kf.unmatched([for_edges, mixed], records)[0]] == ["mixed"]
+    with_edges = [*records, {**STATIC, "nodeid": "x::edge-value-at-1", "case": "edge-value-at-1"}]
+    assert [e.id for e in kf.unmatched([for_edges, mixed], with_edges)[0]] == ["edges", "mixed"]

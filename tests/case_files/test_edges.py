@@ -1,0 +1,160 @@
+"""Generated edge cases: which points each named domain and support gives, that every built-in
+case file's edges load through the loader and plan into items (opt-in, no broadcast variants),
+that the oracle decides which partial derivatives a case judges, and the export command."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+
+from conformance import reference
+from conformance.cases import edges
+from conformance.cases.loader import find_case_files, load_case_file, load_case_text
+from conformance.run.arguments import builtin_cases
+from conformance.run.plan import CheckSpec, plan
+from conformance.run.settings import Settings, parse_options
+
+CASES = builtin_cases()
+
+
+def _points(points: list[edges.EdgePoint]) -> dict[str, float]:
+    return {p.label: p.value for p in points}
+
+
+def test_parameter_points_take_closed_ends_exactly_and_open_ends_just_inside() -> None:
+    assert _points(edges.parameter_points("positive")) == {"tiny": 1e-6, "huge": 1e6}
+    assert _points(edges.parameter_points("nonnegative")) == {"at-0": 0.0, "huge": 1e6}
+    assert _points(edges.parameter_points("unit_interval")) == {"at-0": 0.0, "at-1": 1.0}
+    assert _points(edges.parameter_points("open_unit_interval")) == {
+        "above-0": 1e-6,
+        "below-1": 1 - 1e-6,
+    }
+    assert _points(edges.parameter_points("half_open:0,1")) == {"at-0": 0.0, "below-1": 1 - 1e-6}
+    assert _points(edges.parameter_points("nonnegative_integer")) == {"at-0": 0.0}
+    assert edges.parameter_points("real") == []
+    assert edges.parameter_points("simplex") == []
+
+
+def test_value_points_sit_on_inside_and_outside_every_end() -> None:
+    assert _points(edges.value_points("nonnegative")) == {
+        "at-0": 0.0,
+        "above-0": 1e-6,
+        "below-0": -1e-6,
+    }
+    assert _points(edges.value_points("boolean")) == {
+        "at-0": 0.0,
+        "above-0": 1.0,
+        "below-0": -1.0,
+        "at-1": 1.0,
+        "below-1": 0.0,
+        "above-1": 2.0,
+    }
+    assert edges.value_points("real") == []
+
+
+def test_no_edge_point_rounds_across_its_end_in_float32() -> None:
+    for name in ("positive", "nonnegative", "unit_interval", "open_unit_interval"):
+        iv = edges.interval(name)
+        assert iv is not None
+        for point in [*edges.parameter_points(name), *edges.value_points(name)]:
+            rounded = float(np.float32(point.value))
+            for end in (iv.lo, iv.hi):
+                if point.value != end:
+                    assert (rounded - end) * (point.value - end) > 0, (name, point)
+
+
+def _all_generated() -> dict[str, list]:
+    out = {}
+    for path in find_case_files(CASES):
+        loaded = load_case_file(path, display=f"cases/{path.name}")
+        assert not loaded.errors
+        generated = edges.edge_file(loaded.cases, f"cases/{path.name}")
+        out[path.name] = (loaded, generated)
+    return out
+
+
+def test_every_generated_file_loads_cleanly_with_unique_ids() -> None:
+    generated = _all_generated()
+    families = set()
+    for name, (loaded, gen) in generated.items():
+        assert not gen.errors, (name, gen.errors)
+        ids = [c.id for c in gen.cases]
+        assert len(ids) == len(set(ids)), name
+        assert not set(ids) & {c.id for c in loaded.cases}, name
+        assert all(c.spec.tags == [edges.EDGE_TAG] for c in gen.cases)
+        families |= {c.family for c in gen.cases}
+    # Every family with a scalar anchor in the shipped cases gets edges (today 28).
+    anchored = {a.family for loaded, _ in generated.values() for a in edges.anchors(loaded.cases)}
+    assert families == anchored
+    assert len(families) >= 28
+
+
+def test_generated_cases_sit_at_their_anchors_line_and_say_where_they_came_from() -> None:
+    loaded = load_case_file(CASES / "gamma.yaml", display="cases/gamma.yaml")
+    (anchor,) = edges.anchors(loaded.cases)
+    gen = edges.edge_file(loaded.cases, "cases/gamma.yaml")
+    assert {c.line for c in gen.cases} == {anchor.line}
+    assert {c.file for c in gen.cases} == {"cases/gamma.yaml"}
+    assert all("generated from cases/gamma.yaml::scalar" in c.spec.description for c in gen.cases)
+
+
+def test_the_oracle_picks_the_partials_a_boundary_case_judges() -> None:
+    """Gamma(1, rate) at 0: log_prob is log(rate), ∂/∂concentration is −inf (log 0), and the
+    other two exist — the generated case judges exactly those, so the −inf hides nothing."""
+    loaded = load_case_file(CASES / "gamma.yaml", display="cases/gamma.yaml")
+    by_id = {c.id: c for c in edges.edge_file(loaded.cases, "cases/gamma.yaml").cases}
+    case = by_id["edge-concentration-at-1-value-at-0"]
+    assert case.spec.grad_wrt == ["rate", "value"]
+    assert "grad" in case.spec.checks
+    family = reference.get_family("Gamma")
+    grads = family.elementwise_grad({"concentration": 1.0, "rate": 1.5}, np.float64(0.0))
+    assert grads["concentration"] == -np.inf
+    assert grads["rate"] == pytest.approx(1 / 1.5) and grads["value"] == -1.5
+    # Outside the support log_prob is −inf: no gradient check at all.
+    outside = by_id["edge-value-below-0"]
+    assert outside.spec.checks == edges.VALUE_CHECKS and outside.spec.grad_wrt is None
+
+
+def _settings(*args: str) -> Settings:
+    opts, rest = parse_options(list(args))
+    assert not rest
+    return Settings.from_sources(opts, {}, [CASES])
+
+
+def test_edges_are_opt_in_and_plan_without_broadcast_variants() -> None:
+    selection = ("--family=Gamma", "--framework=torch")
+    without = [s for s in plan(_settings(*selection)) if isinstance(s, CheckSpec)]
+    with_edges = [s for s in plan(_settings(*selection, "--edges=on")) if isinstance(s, CheckSpec)]
+    edge_items = [s for s in with_edges if s.case.id.startswith(edges.PREFIX)]
+    assert not [s for s in without if s.case.id.startswith(edges.PREFIX)]
+    assert len(with_edges) == len(without) + len(edge_items)
+    assert edge_items and not [s for s in edge_items if s.case.variant]
+    assert {s.check.name for s in edge_items} == {"shapes", "log_prob", "grad", "grad_functional"}
+    assert {s.dtype for s in edge_items} == {"float32", "float64"}
+
+
+def test_exported_yaml_is_a_case_file_with_the_same_cases(tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "conformance.cli", "edges", "--family=Beta", "-o", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    (written,) = tmp_path.iterdir()
+    assert written.name == "beta.edges.yaml"
+    exported = load_case_text(written.read_text(), written.name)
+    assert not exported.errors
+    loaded = load_case_file(CASES / "beta.yaml", display="cases/beta.yaml")
+    planned = edges.edge_file(loaded.cases, "cases/beta.yaml")
+    assert [c.id for c in exported.cases] == [c.id for c in planned.cases]
+    assert [c.spec for c in exported.cases] == [c.spec for c in planned.cases]
+    # An exported file is no anchor of its own: its cases declare their checks.
+    assert edges.anchors(exported.cases) == []
+    doc = yaml.safe_load(written.read_text())
+    assert doc["cases"][0]["id"].startswith(edges.PREFIX)
