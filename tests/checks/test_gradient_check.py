@@ -222,7 +222,36 @@ def test_grad_wrt_judges_the_partials_that_exist() -> None:
 
     chosen = make_case(GAMMA_AT_ZERO.format(grad_wrt="\n  grad_wrt: [value, rate]"))
     assert gradients.differentiable_inputs(chosen) == ("rate", "value")  # the family's order
+    rate_only = make_case(GAMMA_AT_ZERO.format(grad_wrt="\n  grad_wrt: [rate]"))
     for check in ("grad", "grad_functional"):
-        result = run_check(chosen, "torch", "float64", check)
+        result = run_check(rate_only, "torch", "float64", check)
         assert result.passed, result.message
-        assert result.metrics["wrt"] == ["rate", "value"] and result.metrics["compared"] == 4
+        assert result.metrics["wrt"] == ["rate"] and result.metrics["compared"] == 2
+        # ∂/∂x exists at 0 (one-sided: -rate, the exponential density's slope); torch's
+        # autograd gives (a - 1)/x = 0/0 = NaN there (docs/findings/edges.md). The oracle used
+        # to give NaN too, and NaN against NaN compared as equal.
+        result = run_check(chosen, "torch", "float64", check)
+        assert not result.passed and result.kind == "nan"
+        assert "∂/∂value" in result.message and "actual nan" in result.message
+
+
+EXPONENTIAL_AT_ZERO = """
+- id: exponential-zero
+  family: Exponential
+  params: {rate: 1.5}
+  value: 0.0
+"""
+
+
+@pytest.mark.parametrize("check", ["grad", "grad_functional"])
+def test_no_gradient_is_judged_where_a_declared_convention_makes_log_prob_infinite(check) -> None:
+    """Exponential at 0: torch's support is [0, ∞) and its gradient there is judged (and right);
+    NumPyro declares (0, ∞) (registry: support_lower open), so its log_prob is -inf, a
+    constant, and its gradient item is a skip that says why — not a comparison with the
+    closed support's derivative."""
+    case = make_case(EXPONENTIAL_AT_ZERO)
+    torch_result = run_check(case, "torch", "float64", check)
+    assert torch_result.passed and not torch_result.skip_reason
+    numpyro_result = run_check(case, "numpyro", "float64", check)
+    assert numpyro_result.passed
+    assert "log_prob is ±inf at every element" in numpyro_result.skip_reason
