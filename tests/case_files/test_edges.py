@@ -158,3 +158,17 @@ def test_exported_yaml_is_a_case_file_with_the_same_cases(tmp_path: Path) -> Non
     assert edges.anchors(exported.cases) == []
     doc = yaml.safe_load(written.read_text())
     assert doc["cases"][0]["id"].startswith(edges.PREFIX)
+
+
+def test_the_listing_counts_edge_items_per_family() -> None:
+    from conformance.run.listing import summary
+
+    items = [
+        {"family": "Gamma", "framework": "torch", "check": "log_prob", "case": "edge-rate-tiny"},
+        {"family": "Gamma", "framework": "torch", "check": "grad", "case": "edge-rate-tiny"},
+        {"family": "Beta", "framework": "torch", "check": "log_prob", "case": "edge-value-at-0"},
+        {"family": "Beta", "framework": "torch", "check": "log_prob", "case": "scalar"},
+    ]
+    text = summary(items)
+    assert "generated edge items (3): Beta 1, Gamma 2" in text
+    assert "generated edge items" not in summary(items[3:])
