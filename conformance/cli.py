@@ -229,6 +229,7 @@ def export_edges(paths: list[Path], families: list[str], out: Path | None) -> in
 
     from conformance.cases.edges import edge_yaml
     from conformance.cases.loader import find_case_files, load_case_file
+    from conformance.run.plan import case_file_id
 
     roots = paths or [builtin_cases()]
     files = [f for root in roots for f in find_case_files(root)]
@@ -237,7 +238,8 @@ def export_edges(paths: list[Path], families: list[str], out: Path | None) -> in
         return EXIT_USAGE
     docs: list[tuple[Path, str]] = []
     for path in files:
-        cases = load_case_file(path, display=_display(path)).cases
+        display = case_file_id(path, tuple(roots), Path.cwd())
+        cases = load_case_file(path, display=display).cases
         if families:
             cases = [c for c in cases if any(fnmatch(c.family, f) for f in families)]
         text = edge_yaml(cases)
@@ -257,14 +259,6 @@ def export_edges(paths: list[Path], families: list[str], out: Path | None) -> in
         (out / f"{path.stem}.edges.yaml").write_text(text, encoding="utf-8")
     print(f"conformance edges: {len(docs)} files in {out}")
     return EXIT_OK
-
-
-def _display(path: Path) -> str:
-    """A case file's name as run ids give it: ``cases/<name>`` for a shipped one."""
-    try:
-        return f"cases/{path.resolve().relative_to(builtin_cases().resolve()).as_posix()}"
-    except ValueError:
-        return str(path)
 
 
 def version_line() -> str:

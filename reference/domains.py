@@ -13,6 +13,7 @@ over the last r dims.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -80,17 +81,66 @@ def _positive_semidefinite(x: np.ndarray) -> np.ndarray:
     return ok & np.all(eig >= -_TOL * np.max(np.abs(eig), axis=-1, keepdims=True), axis=-1)
 
 
+@dataclass(frozen=True)
+class Interval:
+    """A scalar domain or support as an interval: its ends (±inf for none), which ends belong
+    to it, and whether it holds integers only. Membership and the generated edge cases
+    (``conformance.cases.edges``) both read it, so a name's bounds are stated once."""
+
+    lo: float
+    hi: float
+    lo_closed: bool
+    hi_closed: bool
+    integer: bool = False
+
+    def contains(self, x: np.ndarray) -> np.ndarray:
+        above = (x >= self.lo) if self.lo_closed else (x > self.lo)
+        below = (x <= self.hi) if self.hi_closed else (x < self.hi)
+        inside = above & below  # NaN and ±inf (never a finite end's neighbour) fail both
+        return inside & _integer(x) if self.integer else inside
+
+
+_INTERVALS: dict[str, Interval] = {
+    "positive": Interval(0.0, np.inf, False, False),
+    "nonnegative": Interval(0.0, np.inf, True, False),
+    "unit_interval": Interval(0.0, 1.0, True, True),
+    "open_unit_interval": Interval(0.0, 1.0, False, False),
+    "boolean": Interval(0.0, 1.0, True, True, integer=True),
+    "nonnegative_integer": Interval(0.0, np.inf, True, False, integer=True),
+    "positive_integer": Interval(1.0, np.inf, True, False, integer=True),
+}
+
+#: Parameterised interval names: kind → (lower end closed, upper end closed, integers only).
+_INTERVAL_KINDS = {
+    "interval": (True, True, False),
+    "open_interval": (False, False, False),
+    "half_open": (True, False, False),
+    "integer_interval": (True, True, True),
+}
+
+
+def interval(name: str) -> Interval | None:
+    """The interval a named scalar domain or support is, or None (``real``, ``circular``,
+    vectors, matrices, unknown names)."""
+    if name in _INTERVALS:
+        return _INTERVALS[name]
+    kind, _, args = name.partition(":")
+    try:
+        bounds = [float(a) for a in args.split(",")] if args else []
+    except ValueError:
+        return None
+    if kind in _INTERVAL_KINDS and len(bounds) == 2:
+        lo_closed, hi_closed, integer = _INTERVAL_KINDS[kind]
+        return Interval(bounds[0], bounds[1], lo_closed, hi_closed, integer)
+    if kind in ("greater_than", "greater_equal") and len(bounds) == 1:
+        return Interval(bounds[0], np.inf, kind == "greater_equal", False)
+    return None
+
+
 # name → (test on the raw array, event rank the test reduces over beyond elementwise)
 _FIXED: dict[str, tuple[Check, int]] = {
     "real": (_finite, 0),
     "real_vector": (_finite, 1),
-    "positive": (lambda x: np.isfinite(x) & (x > 0), 0),
-    "nonnegative": (lambda x: np.isfinite(x) & (x >= 0), 0),
-    "unit_interval": (lambda x: (x >= 0) & (x <= 1), 0),
-    "open_unit_interval": (lambda x: (x > 0) & (x < 1), 0),
-    "boolean": (lambda x: (x == 0) | (x == 1), 0),
-    "nonnegative_integer": (lambda x: _integer(x) & (x >= 0), 0),
-    "positive_integer": (lambda x: _integer(x) & (x >= 1), 0),
     "integer": (_integer, 0),
     "simplex": (_simplex, -1),
     "positive_definite": (_positive_definite, -2),
@@ -101,36 +151,8 @@ _FIXED: dict[str, tuple[Check, int]] = {
 }
 
 
-def _parametric(name: str) -> Check:
-    kind, _, args = name.partition(":")
-    bounds = [float(a) for a in args.split(",")] if args else []
-    if kind == "interval":
-        lo, hi = bounds
-        return lambda x: (x >= lo) & (x <= hi)
-    if kind == "open_interval":
-        lo, hi = bounds
-        return lambda x: (x > lo) & (x < hi)
-    if kind == "half_open":
-        lo, hi = bounds
-        return lambda x: (x >= lo) & (x < hi)
-    if kind == "greater_than":
-        return lambda x: np.isfinite(x) & (x > bounds[0])
-    if kind == "greater_equal":
-        return lambda x: np.isfinite(x) & (x >= bounds[0])
-    if kind == "integer_interval":
-        lo, hi = bounds
-        return lambda x: _integer(x) & (x >= lo) & (x <= hi)
-    raise KeyError(name)
-
-
 def is_known(name: str) -> bool:
-    if name in _FIXED:
-        return True
-    try:
-        _parametric(name)
-    except (KeyError, ValueError):
-        return False
-    return True
+    return name in _FIXED or interval(name) is not None
 
 
 def contains(name: str, x: np.ndarray, event_rank: int) -> np.ndarray:
@@ -142,4 +164,7 @@ def contains(name: str, x: np.ndarray, event_rank: int) -> np.ndarray:
         # Tests of matrix/vector domains already reduced their own dims (reduced < 0).
         remaining = event_rank + reduced if reduced < 0 else event_rank
         return _all_last(np.asarray(mask), max(remaining, 0))
-    return _all_last(_parametric(name)(x), event_rank)
+    iv = interval(name)
+    if iv is None:
+        raise KeyError(name)
+    return _all_last(iv.contains(x), event_rank)

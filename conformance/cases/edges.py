@@ -26,6 +26,7 @@ import yaml
 
 from conformance import reference
 from conformance.cases.loader import Case, LoadedFile, load_case_text
+from conformance.reference.domains import Interval, interval
 
 #: The id prefix of every generated edge case (``edge-<input>-<point>``), and its tag.
 PREFIX = "edge-"
@@ -48,51 +49,6 @@ class EdgePoint:
 
     label: str
     value: float
-
-
-@dataclass(frozen=True)
-class Interval:
-    """A scalar domain or support as an interval: ends (±inf for none), which ends belong to
-    it, and whether it holds integers only."""
-
-    lo: float
-    hi: float
-    lo_closed: bool
-    hi_closed: bool
-    integer: bool = False
-
-
-_NAMED: dict[str, Interval] = {
-    "positive": Interval(0.0, math.inf, False, False),
-    "nonnegative": Interval(0.0, math.inf, True, False),
-    "unit_interval": Interval(0.0, 1.0, True, True),
-    "open_unit_interval": Interval(0.0, 1.0, False, False),
-    "boolean": Interval(0.0, 1.0, True, True, integer=True),
-    "nonnegative_integer": Interval(0.0, math.inf, True, False, integer=True),
-    "positive_integer": Interval(1.0, math.inf, True, False, integer=True),
-}
-
-
-def interval(name: str) -> Interval | None:
-    """The interval a named scalar domain or support is, or None (``real``, vectors, matrices)."""
-    if name in _NAMED:
-        return _NAMED[name]
-    kind, _, args = name.partition(":")
-    try:
-        bounds = [float(a) for a in args.split(",")] if args else []
-    except ValueError:
-        return None
-    shapes = {
-        "interval": (True, True),
-        "open_interval": (False, False),
-        "half_open": (True, False),
-        "integer_interval": (True, True),
-    }
-    if kind in shapes and len(bounds) == 2:
-        return Interval(bounds[0], bounds[1], *shapes[kind], integer=kind == "integer_interval")
-    if kind in ("greater_than", "greater_equal") and len(bounds) == 1:
-        return Interval(bounds[0], math.inf, kind == "greater_equal", False)
-    return None
 
 
 def _fmt(x: float) -> str:
@@ -187,18 +143,18 @@ def anchors(cases: Iterable[Case]) -> list[Case]:
 
 
 def _judged_partials(
-    family: reference.Family, params: dict[str, float], value: float, parametrization: str
+    anchor: Case, params: dict[str, float], value: float
 ) -> tuple[bool, list[str]]:
-    """Whether log_prob is finite at the point, and the inputs whose partial derivative the
-    oracle gives there as a finite number (in the family's order)."""
+    """Whether log_prob is finite at the point, and which of the anchor's differentiable
+    inputs have a partial derivative the oracle gives there as a finite number."""
+    family = reference.get_family(anchor.family)
     with np.errstate(all="ignore"):
-        lp = family.log_prob(params, np.float64(value), parametrization)
+        lp = family.log_prob(params, np.float64(value), anchor.parametrization)
         if not np.all(np.isfinite(lp)):
             return False, []
-        grads = family.elementwise_grad(params, np.float64(value), parametrization)
-    info = family.params(parametrization)
-    order = [k for k in info if k in grads] + (["value"] if "value" in grads else [])
-    return True, [k for k in order if np.all(np.isfinite(grads[k]))]
+        grads = family.elementwise_grad(params, np.float64(value), anchor.parametrization)
+    finite = {k for k, g in grads.items() if np.all(np.isfinite(g))}
+    return True, [k for k in anchor.differentiable_inputs if k in finite]
 
 
 def edge_cases(anchor: Case, prefix: str = PREFIX) -> list[dict]:
@@ -243,7 +199,7 @@ def edge_cases(anchor: Case, prefix: str = PREFIX) -> list[dict]:
         if (params == base and val == value) or point_key in seen:
             continue  # the anchor already sits there, or an earlier point did (discrete ends)
         seen.add(point_key)
-        finite, partials = _judged_partials(family, params, val, anchor.parametrization)
+        finite, partials = _judged_partials(anchor, params, val)
         case: dict = {
             "id": f"{prefix}{label}",
             "family": spec.family,
@@ -262,7 +218,7 @@ def edge_cases(anchor: Case, prefix: str = PREFIX) -> list[dict]:
             case["checks"] = list(VALUE_CHECKS)
         else:
             case["checks"] = [*VALUE_CHECKS, *GRADIENT_CHECKS]
-            if len(partials) < len(_differentiable(family, anchor.parametrization)):
+            if len(partials) < len(anchor.differentiable_inputs):
                 case["grad_wrt"] = partials
         case["description"] = f"generated from {anchor.file}::{spec.id}: {label.replace('-', ' ')}"
         case["tags"] = [EDGE_TAG]
@@ -275,12 +231,6 @@ def _params_valid(
 ) -> bool:
     with np.errstate(all="ignore"):
         return bool(np.all(family.params_valid(params, np.float64(value), parametrization)))
-
-
-def _differentiable(family: reference.Family, parametrization: str) -> list[str]:
-    info = family.params(parametrization)
-    names = [k for k, p in info.items() if p.differentiable and not p.static]
-    return names + ([] if family.value.discrete else ["value"])
 
 
 def _number(x: float, integer: bool) -> float | int:
@@ -315,7 +265,10 @@ def generated(cases: Sequence[Case]) -> list[tuple[Case, dict]]:
 def edge_yaml(cases: Sequence[Case]) -> str:
     """The generated cases of the anchors among ``cases`` as one case file (paste-ready YAML);
     empty when none of them is an anchor."""
-    pairs = generated(cases)
+    return _as_yaml(generated(cases))
+
+
+def _as_yaml(pairs: Sequence[tuple[Case, dict]]) -> str:
     if not pairs:
         return ""
     sources = ", ".join(dict.fromkeys(f"{a.file}::{a.spec.id}" for a, _ in pairs))
@@ -330,10 +283,10 @@ def edge_file(cases: Sequence[Case], display: str) -> LoadedFile:
     """The generated cases of a loaded file, loaded as a case file of their own through the
     same loader (so they are validated like written ones), each placed at its anchor's line
     so reports point at the case it moved from."""
-    text = edge_yaml(cases)
-    if not text:
+    pairs = generated(cases)
+    if not pairs:
         return LoadedFile(display)
-    loaded = load_case_text(text, display)
-    line_of = {c["id"]: a.line for a, c in generated(cases)}
+    loaded = load_case_text(_as_yaml(pairs), display)
+    line_of = {c["id"]: a.line for a, c in pairs}
     loaded.cases = [dataclasses.replace(c, line=line_of.get(c.id, c.line)) for c in loaded.cases]
     return loaded
