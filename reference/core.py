@@ -214,7 +214,7 @@ class Family(ABC):
             out = np.asarray(self._log_prob(b.params, b.value, key, opts), dtype=np.float64)
             out = np.broadcast_to(out, b.lp_shape).copy()
             out[~self._in_support(b.params, b.value, key)] = -np.inf
-            out[~self._params_valid(b.params, key)] = np.nan
+            out[~self._params_valid(b.params, key, opts)] = np.nan
         return out
 
     @abstractmethod
@@ -233,12 +233,21 @@ class Family(ABC):
         return np.broadcast_to(self._in_support(b.params, b.value, key), b.lp_shape)
 
     def params_valid(
-        self, params: Arrays, value: np.ndarray, parametrization: str | None = None
+        self,
+        params: Arrays,
+        value: np.ndarray,
+        parametrization: str | None = None,
+        options: Options | None = None,
     ) -> np.ndarray:
-        """Elementwise (log_prob-shaped): is every parameter inside its domain?"""
+        """Elementwise (log_prob-shaped): is every parameter inside its domain?
+
+        ``options`` are a binding's declared conventions; some narrow a domain (NumPyro's
+        NegativeBinomial needs total_count > 0 where torch takes 0).
+        """
         key = parametrization or self.default_parametrization
+        opts = self.check_options(options)
         b = self.broadcast(_as_float64(params), np.asarray(value, dtype=np.float64), key)
-        return np.broadcast_to(self._params_valid(b.params, key), b.lp_shape)
+        return np.broadcast_to(self._params_valid(b.params, key, opts), b.lp_shape)
 
     def _in_support(self, params: Arrays, value: np.ndarray, parametrization: str) -> np.ndarray:
         """Override where the support depends on parameters (Uniform, Binomial, Pareto…)."""
@@ -252,7 +261,7 @@ class Family(ABC):
         total_count. Edge cases put the value there."""
         return None, None
 
-    def _params_valid(self, params: Arrays, parametrization: str) -> np.ndarray:
+    def _params_valid(self, params: Arrays, parametrization: str, options: Options) -> np.ndarray:
         ok = True
         for name, pinfo in self.params(parametrization).items():
             ok = ok & domains.contains(pinfo.domain, params[name], pinfo.event_rank)

@@ -199,7 +199,7 @@ def expected_from_inputs(family_name: str, inputs: Inputs, options: tuple = ()) 
         log_prob = family.log_prob(inputs.params, inputs.value, par, opts)
         grads = family.elementwise_grad(inputs.params, inputs.value, par, opts)
         in_support = np.asarray(family.in_support(inputs.params, inputs.value, par))
-        params_valid = np.asarray(family.params_valid(inputs.params, inputs.value, par))
+        params_valid = np.asarray(family.params_valid(inputs.params, inputs.value, par, opts))
         valid = in_support & params_valid
     except (ValueError, np.linalg.LinAlgError) as exc:
         raise CaseInputError(f"the oracle cannot evaluate this case: {exc}") from exc

@@ -15,8 +15,8 @@ from .binomial import softplus
 
 
 class Geometric(Family):
-    def _params_valid(self, params: Arrays, parametrization: str) -> np.ndarray:
-        ok = super()._params_valid(params, parametrization)
+    def _params_valid(self, params: Arrays, parametrization: str, options: Options) -> np.ndarray:
+        ok = super()._params_valid(params, parametrization, options)
         return ok & (params["probs"] > 0) if parametrization == "probs" else ok
 
     def _log_prob(

@@ -74,8 +74,8 @@ class LKJCholesky(Family):
                 f"LKJCholesky: value batch shape {vshape[:-2]} does not broadcast with {batch}"
             ) from None
 
-    def _params_valid(self, params: Arrays, parametrization: str) -> np.ndarray:
-        return super()._params_valid(params, parametrization) & (_dim(params) >= 2)
+    def _params_valid(self, params: Arrays, parametrization: str, options: Options) -> np.ndarray:
+        return super()._params_valid(params, parametrization, options) & (_dim(params) >= 2)
 
     def _log_prob(
         self, params: Arrays, value: np.ndarray, parametrization: str, options: Options

@@ -4,8 +4,12 @@
 
 the number of successes (each of probability ``probs``) before ``total_count`` failures. scipy's
 ``nbinom(n, p)`` puts p on the other side: scipy's p is 1 - probs. ``total_count`` is real, and
-0 is its limit: a point mass at 0 (torch handles it; NumPyro requires r > 0). p = 1 has no
-distribution (all mass escapes to infinity): probs lies in [0, 1).
+0 is its limit: a point mass at 0 (torch handles it). p = 1 has no distribution (all mass
+escapes to infinity): probs lies in [0, 1).
+
+Declared convention ``total_count_lower``: torch takes r = 0 (``closed``, the default); NumPyro
+builds a Gamma of concentration r and requires r > 0 (``open``), so there r = 0 is a parameter
+outside the domain, which a validating NumPyro rejects.
 """
 
 from __future__ import annotations
@@ -31,6 +35,12 @@ def log_nb_coefficient(r: np.ndarray, k: np.ndarray) -> np.ndarray:
 
 
 class NegativeBinomial(Family):
+    def _params_valid(self, params: Arrays, parametrization: str, options: Options) -> np.ndarray:
+        ok = super()._params_valid(params, parametrization, options)
+        if options.get("total_count_lower", "closed") == "open":
+            return ok & (params["total_count"] > 0)
+        return ok
+
     def _log_prob(
         self, params: Arrays, value: np.ndarray, parametrization: str, options: Options
     ) -> np.ndarray:
@@ -80,4 +90,5 @@ NEGATIVE_BINOMIAL = NegativeBinomial(
         "logits": {"total_count": _R, "logits": ParamInfo(0, "real")},
     },
     value=ValueInfo(0, "nonnegative_integer", discrete=True),
+    options={"total_count_lower": ("closed", "open")},
 )

@@ -113,8 +113,8 @@ class TruncatedNormal(Family):
             ok = ok & (value <= params["high"])
         return ok
 
-    def _params_valid(self, params: Arrays, parametrization: str) -> np.ndarray:
-        ok = super()._params_valid(params, parametrization)
+    def _params_valid(self, params: Arrays, parametrization: str, options: Options) -> np.ndarray:
+        ok = super()._params_valid(params, parametrization, options)
         if "low" in params and "high" in params:
             ok = ok & (params["low"] < params["high"])
         return ok

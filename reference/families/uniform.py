@@ -28,8 +28,10 @@ class Uniform(Family):
     def _in_support(self, params: Arrays, value: np.ndarray, parametrization: str) -> np.ndarray:
         return (value >= params["low"]) & (value <= params["high"])
 
-    def _params_valid(self, params: Arrays, parametrization: str) -> np.ndarray:
-        return super()._params_valid(params, parametrization) & (params["low"] < params["high"])
+    def _params_valid(self, params: Arrays, parametrization: str, options: Options) -> np.ndarray:
+        return super()._params_valid(params, parametrization, options) & (
+            params["low"] < params["high"]
+        )
 
     def _grad(
         self, params: Arrays, value: np.ndarray, parametrization: str, options: Options

@@ -47,9 +47,9 @@ class Wishart(Family):
             raise OracleError(f"Wishart: {key} must be square (..., d, d), got {shape}")
         return tuple(shape[-2:])
 
-    def _params_valid(self, params: Arrays, parametrization: str) -> np.ndarray:
+    def _params_valid(self, params: Arrays, parametrization: str, options: Options) -> np.ndarray:
         d = params[parametrization].shape[-1]
-        return super()._params_valid(params, parametrization) & (params["df"] > d - 1)
+        return super()._params_valid(params, parametrization, options) & (params["df"] > d - 1)
 
     def _scale_tril(self, params: Arrays, parametrization: str) -> np.ndarray:
         """L with Σ = L Lᵀ (identity where the parameter is not a valid matrix)."""

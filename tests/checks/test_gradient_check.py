@@ -255,3 +255,27 @@ def test_no_gradient_is_judged_where_a_declared_convention_makes_log_prob_infini
     numpyro_result = run_check(case, "numpyro", "float64", check)
     assert numpyro_result.passed
     assert "log_prob is ±inf at every element" in numpyro_result.skip_reason
+
+
+NEGATIVE_BINOMIAL_TOTAL_COUNT_ZERO = """
+- id: nb-total-count-zero
+  family: NegativeBinomial
+  params: {total_count: 0.0, probs: 0.4}
+  value: [0, 2]
+"""
+
+
+@pytest.mark.parametrize("check", ["log_prob", "eager"])
+def test_a_declared_narrower_domain_expects_the_frameworks_validation_error(check) -> None:
+    """NegativeBinomial with total_count 0 is a point mass at 0 (torch: log_prob [0, -inf]);
+    NumPyro declares total_count > 0 (registry: total_count_lower open), so its validating
+    build must raise ValueError there, and that is what passes — not a comparison with the
+    point mass, which its ValueError would fail."""
+    case = make_case(NEGATIVE_BINOMIAL_TOTAL_COUNT_ZERO)
+    if check == "log_prob":
+        torch_result = run_check(case, "torch", "float64", check)
+        assert torch_result.passed and "validation_error" not in torch_result.metrics
+    numpyro_result = run_check(case, "numpyro", "float64", check)
+    assert numpyro_result.passed, numpyro_result.message
+    metrics = numpyro_result.metrics.get("parts", {}).get("log_prob", numpyro_result.metrics)
+    assert "invalid concentration" in metrics.get("validation_error", "")
