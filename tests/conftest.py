@@ -68,14 +68,24 @@ def case_dir(pytester: pytest.Pytester):
 def run_suite(pytester: pytest.Pytester):
     """Run the conformance plugin in-process on a case dir; returns (result, results.json).
 
-    Unless a test names its own ``--check``, only the shapes and log_prob checks run, so item
-    counts in these tests stay about collection and outcomes, not about the list of checks.
+    Unless a test names its own ``--check`` (``--edges``), only the shapes and log_prob checks
+    run (and no generated edge cases), so item counts in these tests stay about collection and
+    outcomes, not about the list of checks or the edge generator.
     """
 
     def run(cases: Path, *args: str, subprocess: bool = False):
         out = pytester.path / "results.json"
         checks = [] if any(a.startswith("--check") for a in args) else ["--check=shapes,log_prob"]
-        argv = [f"--cases={cases}", f"--results={out}", "-p", "no:cacheprovider", *checks, *args]
+        edges = [] if any(a.startswith("--edges") for a in args) else ["--edges=off"]
+        argv = [
+            f"--cases={cases}",
+            f"--results={out}",
+            "-p",
+            "no:cacheprovider",
+            *checks,
+            *edges,
+            *args,
+        ]
         if subprocess:
             env_path = os.pathsep.join([str(SUPPORT), os.environ.get("PYTHONPATH", "")])
             pytester._monkeypatch.setenv("PYTHONPATH", env_path)

@@ -31,6 +31,10 @@ from conformance.reference.domains import Interval, interval
 #: The id prefix of every generated edge case (``edge-<input>-<point>``), and its tag.
 PREFIX = "edge-"
 EDGE_TAG = "edge"
+#: The tag of the generated cases whose every moved input sits exactly on a point (a closed
+#: end of a domain, an end of the support, a form change), not near one: the quick preset
+#: keeps all of their items (:func:`conformance.run.plan.quick_selection`).
+EXACT_TAG = "edge-exact"
 #: What a generated case checks: shapes, values and gradients (the ``eager`` check follows
 #: them), not batch semantics (one point has none; the written cases cover them).
 VALUE_CHECKS = ["shapes", "log_prob"]
@@ -49,6 +53,11 @@ class EdgePoint:
 
     label: str
     value: float
+
+    @property
+    def exact(self) -> bool:
+        """On the point itself (a closed end, a support's end, a form change), not near it."""
+        return self.label.startswith("at-")
 
 
 def _fmt(x: float) -> str:
@@ -165,9 +174,9 @@ def edge_cases(anchor: Case, prefix: str = PREFIX) -> list[dict]:
     base = {k: float(v) for k, v in spec.params.items()}
     value = float(spec.value)
     scalar = {k: p for k, p in info.items() if p.event_rank == 0 and not p.static}
-    # (label, the parameters moved, the value moved to or None)
-    moves: list[tuple[str, dict[str, float], float | None]] = [
-        (f"{name}-{point.label}", {name: point.value}, None)
+    # (label, the parameters moved, the value moved to or None, exactly on the points?)
+    moves: list[tuple[str, dict[str, float], float | None, bool]] = [
+        (f"{name}-{point.label}", {name: point.value}, None, point.exact)
         for name, pinfo in scalar.items()
         for point in [
             *parameter_points(pinfo.domain),
@@ -179,18 +188,18 @@ def edge_cases(anchor: Case, prefix: str = PREFIX) -> list[dict]:
         points = value_points(
             family.value.support, *family.support_ends(base, anchor.parametrization)
         )
-        moves += [(f"value-{p.label}", {}, p.value) for p in points]
-        ends = [p for p in points if p.label.startswith("at-")]
+        moves += [(f"value-{p.label}", {}, p.value, p.exact) for p in points]
+        ends = [p for p in points if p.exact]
     # Where the density changes form, it does so at the support's ends: both at once.
     moves += [
-        (f"{name}-at-{_fmt(x)}-value-{end.label}", {name: x}, end.value)
+        (f"{name}-at-{_fmt(x)}-value-{end.label}", {name: x}, end.value, True)
         for name, pinfo in scalar.items()
         for x in pinfo.form_changes
         for end in ends
     ]
     out: list[dict] = []
     seen: set[tuple] = set()
-    for label, moved, moved_value in moves:
+    for label, moved, moved_value, exact in moves:
         params = {**base, **moved}
         val = value if moved_value is None else moved_value
         if not _params_valid(family, params, val, anchor.parametrization):
@@ -221,7 +230,7 @@ def edge_cases(anchor: Case, prefix: str = PREFIX) -> list[dict]:
             if len(partials) < len(anchor.differentiable_inputs):
                 case["grad_wrt"] = partials
         case["description"] = f"generated from {anchor.file}::{spec.id}: {label.replace('-', ' ')}"
-        case["tags"] = [EDGE_TAG]
+        case["tags"] = [EDGE_TAG, EXACT_TAG] if exact else [EDGE_TAG]
         out.append(case)
     return out
 

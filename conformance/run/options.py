@@ -100,9 +100,9 @@ def add_options(add: Callable[..., Any]) -> None:
     add(
         "--edges",
         choices=("on", "off"),
-        help="add the generated edge cases (each family's parameters at the ends of their "
-        "domains, its value at the ends of its support; see `conformance edges`) "
-        "(default off; CONFORMANCE_EDGES)",
+        help="the generated edge cases (each family's parameters at the ends of their "
+        "domains, its value at the ends of its support; see `conformance edges`); off leaves "
+        "them out (default on; CONFORMANCE_EDGES)",
     )
     add(
         "--variants",

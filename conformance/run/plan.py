@@ -21,7 +21,7 @@ import numpy as np
 
 from conformance import reference
 from conformance.adapters import Adapter
-from conformance.cases.edges import EDGE_TAG, edge_file
+from conformance.cases.edges import EDGE_TAG, EXACT_TAG, edge_file
 from conformance.cases.loader import Case, CaseError, find_case_files, load_case_file
 from conformance.cases.variants import VARIANT_CHECKS, derive_variants
 from conformance.checks import CHECKS, LOAD_CHECK, UNSUPPORTED_CHECK, Check
@@ -149,13 +149,16 @@ def plan_file(path: Path, settings: Settings, display: str | None = None) -> lis
     return quick_selection(specs) if settings.quick else specs
 
 
-#: The tag that keeps a case's every item in a quick run: the cases of the seed bugs.
+#: The tags that keep a case's every item in a quick run: the cases of the seed bugs, and the
+#: generated edge cases exactly at a closed end or a support's end (with ``--edges=on``).
 SEED_TAG = "seed"
+QUICK_KEEPS = frozenset({SEED_TAG, EXACT_TAG})
 
 
 def quick_selection(specs: list[ItemSpec]) -> list[ItemSpec]:
     """``--quick``: of one file's items, the first of each family × framework × check × dtype,
-    every item of a case tagged ``seed``, and every error and unsupported item (never hidden).
+    every item of a case tagged ``seed`` or ``edge-exact`` (a generated case exactly at an
+    end), and every error and unsupported item (never hidden).
 
     Per file and in plan order, so it is deterministic and a file's selection does not depend
     on which other files a run reads."""
@@ -164,7 +167,7 @@ def quick_selection(specs: list[ItemSpec]) -> list[ItemSpec]:
     for spec in specs:
         if isinstance(spec, CheckSpec):
             key = (spec.case.family, spec.adapter.name, spec.check.name, spec.dtype)
-            if key in seen and SEED_TAG not in spec.case.spec.tags:
+            if key in seen and QUICK_KEEPS.isdisjoint(spec.case.spec.tags):
                 continue
             seen.add(key)
         kept.append(spec)

@@ -50,8 +50,8 @@ class Settings:
     adapter_specs: tuple[str, ...] = ()
     results_path: Path | None = Path(DEFAULT_RESULTS)
     variants: bool = True
-    #: ``--edges``: see :mod:`conformance.cases.edges`.
-    edges: bool = False
+    #: ``--edges``: see :mod:`conformance.cases.edges` (on by default).
+    edges: bool = True
     property_examples: int = 0
     known_failure_files: list[Path] = field(default_factory=list)
     builtin_known_failures: bool = True
@@ -108,7 +108,7 @@ class Settings:
             adapter_specs=tuple(split_list(opt.adapter) + env_list("CONFORMANCE_ADAPTERS", env)),
             results_path=None if opt.no_results else Path(results),
             variants=(given("variants", "CONFORMANCE_VARIANTS") or "on") == "on",
-            edges=(given("edges", "CONFORMANCE_EDGES") or "off") == "on",
+            edges=(given("edges", "CONFORMANCE_EDGES") or "on") == "on",
             property_examples=property_examples,
             known_failure_files=[
                 Path(p)

@@ -86,7 +86,12 @@ def test_every_generated_file_loads_cleanly_with_unique_ids() -> None:
         ids = [c.id for c in gen.cases]
         assert len(ids) == len(set(ids)), name
         assert not set(ids) & {c.id for c in loaded.cases}, name
-        assert all(c.spec.tags == [edges.EDGE_TAG] for c in gen.cases)
+        assert all(c.spec.tags[0] == edges.EDGE_TAG for c in gen.cases)
+        # Exactly the cases whose every moved input sits on its point are tagged exact.
+        for c in gen.cases:
+            exact = edges.EXACT_TAG in c.spec.tags
+            near = any(w in c.id for w in ("-above-", "-below-", "-tiny", "-huge"))
+            assert exact != near, c.id
         families |= {c.family for c in gen.cases}
     # Every family with a scalar anchor in the shipped cases gets edges (today 28).
     anchored = {a.family for loaded, _ in generated.values() for a in edges.anchors(loaded.cases)}
@@ -126,10 +131,13 @@ def _settings(*args: str) -> Settings:
     return Settings.from_sources(opts, {}, [CASES])
 
 
-def test_edges_are_opt_in_and_plan_without_broadcast_variants() -> None:
+def test_edges_are_on_by_default_and_plan_without_broadcast_variants() -> None:
     selection = ("--family=Gamma", "--framework=torch")
-    without = [s for s in plan(_settings(*selection)) if isinstance(s, CheckSpec)]
-    with_edges = [s for s in plan(_settings(*selection, "--edges=on")) if isinstance(s, CheckSpec)]
+    without = [s for s in plan(_settings(*selection, "--edges=off")) if isinstance(s, CheckSpec)]
+    with_edges = [s for s in plan(_settings(*selection)) if isinstance(s, CheckSpec)]
+    assert [s.name for s in plan(_settings(*selection, "--edges=on"))] == [
+        s.name for s in plan(_settings(*selection))
+    ]
     edge_items = [s for s in with_edges if s.case.id.startswith(edges.PREFIX)]
     assert not [s for s in without if s.case.id.startswith(edges.PREFIX)]
     assert len(with_edges) == len(without) + len(edge_items)

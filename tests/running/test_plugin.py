@@ -69,6 +69,23 @@ def test_item_ids_and_results_records(case_dir, run_suite) -> None:
     assert run["counts"]["passed"] == 16
 
 
+def test_a_users_case_file_gets_generated_edge_items_by_default(case_dir, run_suite) -> None:
+    """The edge cases are generated from any case file, not only the shipped ones: the
+    Normal anchor ``scalar`` gives ``edge-scale-tiny`` and the others, each at its anchor's
+    line; ``--edges=off`` leaves them out."""
+    cases = case_dir({"mvn.yaml": GOOD})
+    _, on = run_suite(cases, "--framework", "torch", "--edges=on")
+    _, off = run_suite(cases, "--framework", "torch", "--edges=off")
+    edge_ids = [n for n in nodeids(on) if "::edge-" in n]
+    assert "cases/mvn.yaml::edge-scale-tiny[torch-float64-log_prob]" in edge_ids
+    assert sorted(set(nodeids(on)) - set(edge_ids)) == sorted(nodeids(off))
+    # the MultivariateNormal case is batched (covariance (2, 3, 3)): it is no anchor
+    assert not [n for n in edge_ids if "MultivariateNormal" in n or "batched-cov" in n]
+    anchor_line = {r["line"] for r in on["records"] if r["case"] == "scalar"}
+    assert {r["line"] for r in on["records"] if r["case"].startswith("edge-")} == anchor_line
+    assert on["run"]["counts"]["failed"] == 0
+
+
 def test_unsupported_family_is_one_skipped_item_with_reason(case_dir, run_suite) -> None:
     cases = case_dir({"mvn.yaml": GOOD})
     result, data = run_suite(cases, "--framework", "gpytorch", "-rs")
@@ -184,7 +201,7 @@ def test_yaml_outside_case_roots_is_not_collected(pytester, case_dir) -> None:
 def test_case_file_named_on_the_command_line_is_collected(pytester) -> None:
     path = pytester.makefile(".yaml", mine=GOOD)
     result = pytester.runpytest(
-        str(path), "--framework", "torch", "--check=shapes,log_prob", "--no-results"
+        str(path), "--framework", "torch", "--check=shapes,log_prob", "--edges=off", "--no-results"
     )
     result.assert_outcomes(passed=8)
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from functools import cache
 from pathlib import Path
 
+from conformance.cases.edges import EDGE_TAG, EXACT_TAG
 from conformance.run.plan import SEED_TAG, CaseErrorSpec, CheckSpec, plan
 from conformance.run.settings import Settings, parse_options
 
@@ -40,6 +41,20 @@ def test_quick_keeps_every_item_of_the_seed_cases() -> None:
     }
     assert any("+value-lead[gpytorch" in n for n in seeds)  # seed 2 is caught by a variant
     assert seeds <= {s.name for s in quick}
+
+
+def test_quick_takes_the_generated_edges_exactly_at_the_ends_and_not_those_near_them() -> None:
+    full, quick = _plan(False), _plan(True)
+    quick_names = {s.name for s in quick}
+
+    def edge_items(tag: str) -> set[str]:
+        return {s.name for s in full if isinstance(s, CheckSpec) and tag in s.case.spec.tags}
+
+    exact = edge_items(EXACT_TAG)
+    near = edge_items(EDGE_TAG) - exact
+    assert exact and exact <= quick_names
+    assert "edge-probs-at-1[torch-float32-log_prob]" in exact
+    assert len(near & quick_names) < len(near) // 10  # only as a key's first item
 
 
 def test_quick_is_deterministic_and_a_subset_of_the_full_run() -> None:
