@@ -25,7 +25,9 @@ import numpy as np
 import yaml
 
 from conformance import reference
+from conformance.cases import array_edges
 from conformance.cases.loader import Case, LoadedFile, load_case_text
+from conformance.expect.materialize import CaseInputError, float64_inputs
 from conformance.reference.domains import Interval, interval
 
 #: The id prefix of every generated edge case (``edge-<input>-<point>``), and its tag.
@@ -122,23 +124,51 @@ def _scalar(raw: object) -> float | None:
     return float(raw)
 
 
-def is_anchor(case: Case) -> bool:
-    """A plain case to move from: literal scalar parameters and value, every check on, and
-    log_prob finite there."""
+def anchor_inputs(case: Case) -> tuple[dict[str, np.ndarray], np.ndarray] | None:
+    """The inputs of a plain case to move from, or None if it is none: every check on, a
+    finite log_prob at every element, and
+
+    - for a family of scalars, literal scalar parameters and value;
+    - for a family with an array input, parameters without batch dimensions (literal or
+      generated) and a value of one event (or, for a discrete vector, several: then only the
+      parameters move).
+    """
     spec = case.spec
     if case.variant or spec.id.startswith(PREFIX) or spec.checks or spec.grad_wrt:
-        return False
-    params = {k: _scalar(v) for k, v in spec.params.items()}
-    value = _scalar(spec.value)
-    if value is None or any(v is None for v in params.values()):
-        return False
+        return None
     family = reference.get_family(spec.family)
+    info = family.params(case.parametrization)
+    if _all_scalar(family, case.parametrization):
+        params = {k: _scalar(v) for k, v in spec.params.items()}
+        value = _scalar(spec.value)
+        if value is None or any(v is None for v in params.values()):
+            return None
+        arrays = {k: np.float64(v) for k, v in params.items()}, np.float64(value)
+    else:
+        try:
+            arrays = float64_inputs(case)
+        except CaseInputError:
+            return None
+        if any(np.ndim(a) != info[k].event_rank for k, a in arrays[0].items()):
+            return None
+        if np.ndim(arrays[1]) < family.value.event_rank:
+            return None
     with np.errstate(all="ignore"):
         try:
-            lp = family.log_prob(params, np.float64(value), case.parametrization)
+            lp = family.log_prob(*arrays, case.parametrization)
         except Exception:
-            return False
-    return bool(np.all(np.isfinite(lp)))
+            return None
+    return arrays if bool(np.all(np.isfinite(lp))) else None
+
+
+def _all_scalar(family: reference.Family, parametrization: str) -> bool:
+    info = family.params(parametrization)
+    return family.value.event_rank == 0 and all(p.event_rank == 0 for p in info.values())
+
+
+def is_anchor(case: Case) -> bool:
+    """Whether generated edge cases move from this case (:func:`anchor_inputs`)."""
+    return anchor_inputs(case) is not None
 
 
 def anchors(cases: Iterable[Case]) -> list[Case]:
@@ -152,18 +182,67 @@ def anchors(cases: Iterable[Case]) -> list[Case]:
 
 
 def _judged_partials(
-    anchor: Case, params: dict[str, float], value: float
+    anchor: Case, params: dict[str, np.ndarray], value: np.ndarray
 ) -> tuple[bool, list[str]]:
     """Whether log_prob is finite at the point, and which of the anchor's differentiable
     inputs have a partial derivative the oracle gives there as a finite number."""
     family = reference.get_family(anchor.family)
     with np.errstate(all="ignore"):
-        lp = family.log_prob(params, np.float64(value), anchor.parametrization)
+        lp = family.log_prob(params, value, anchor.parametrization)
         if not np.all(np.isfinite(lp)):
             return False, []
-        grads = family.elementwise_grad(params, np.float64(value), anchor.parametrization)
+        grads = family.elementwise_grad(params, value, anchor.parametrization)
     finite = {k for k, g in grads.items() if np.all(np.isfinite(g))}
     return True, [k for k in anchor.differentiable_inputs if k in finite]
+
+
+#: A move: its label, the parameters it sets, the value it sets (None: the anchor's), and
+#: whether every input it moves sits exactly on its point.
+Move = tuple[str, dict[str, np.ndarray], "np.ndarray | None", bool]
+
+
+def _moves(anchor: Case, base: dict[str, np.ndarray], value: np.ndarray) -> list[Move]:
+    """Every edge point of one anchor: each parameter alone, the value alone, and each point
+    where the density changes form together with each exact end of the value's support."""
+    family = reference.get_family(anchor.family)
+    info = family.params(anchor.parametrization)
+    moves: list[Move] = []
+    forms: list[tuple[str, dict[str, np.ndarray]]] = []
+    for name, pinfo in info.items():
+        if pinfo.static:
+            continue
+        changes = [EdgePoint(f"at-{_fmt(x)}", x) for x in pinfo.form_changes]
+        if pinfo.event_rank == 0:
+            points = [*parameter_points(pinfo.domain), *changes]
+            moves += [
+                (f"{name}-{p.label}", {name: np.float64(p.value)}, None, p.exact) for p in points
+            ]
+            forms += [(f"{name}-{p.label}", {name: np.float64(p.value)}) for p in changes]
+            continue
+        array_points = array_edges.parameter_points(pinfo.domain, base[name], parameter_points)
+        moves += [(f"{name}-{p.label}", {name: p.array}, None, p.exact) for p in array_points]
+        for p in changes:
+            moved = array_edges.with_first(base[name], p.value)
+            moves.append((f"{name}-first-{p.label}", {name: moved}, None, True))
+            forms.append((f"{name}-first-{p.label}", {name: moved}))
+    ends: list[tuple[str, np.ndarray]] = []
+    if np.ndim(value) == 0:
+        points = value_points(
+            family.value.support, *family.support_ends(base, anchor.parametrization)
+        )
+        moves += [(f"value-{p.label}", {}, np.float64(p.value), p.exact) for p in points]
+        ends = [(p.label, np.float64(p.value)) for p in points if p.exact]
+    elif np.ndim(value) == family.value.event_rank:
+        vpoints = array_edges.value_points(family.value.support, family.value.discrete, value)
+        moves += [(f"value-{p.label}", {}, p.array, p.exact) for p in vpoints]
+        ends = [(p.label, p.array) for p in vpoints if p.exact]
+    # Where the density changes form, it does so at the support's ends: both at once.
+    moves += [
+        (f"{label}-value-{end}", moved, end_value, True)
+        for label, moved in forms
+        for end, end_value in ends
+    ]
+    return moves
 
 
 def edge_cases(anchor: Case, prefix: str = PREFIX) -> list[dict]:
@@ -171,41 +250,18 @@ def edge_cases(anchor: Case, prefix: str = PREFIX) -> list[dict]:
     spec = anchor.spec
     family = reference.get_family(spec.family)
     info = family.params(anchor.parametrization)
-    base = {k: float(v) for k, v in spec.params.items()}
-    value = float(spec.value)
-    scalar = {k: p for k, p in info.items() if p.event_rank == 0 and not p.static}
-    # (label, the parameters moved, the value moved to or None, exactly on the points?)
-    moves: list[tuple[str, dict[str, float], float | None, bool]] = [
-        (f"{name}-{point.label}", {name: point.value}, None, point.exact)
-        for name, pinfo in scalar.items()
-        for point in [
-            *parameter_points(pinfo.domain),
-            *(EdgePoint(f"at-{_fmt(x)}", x) for x in pinfo.form_changes),
-        ]
-    ]
-    ends: list[EdgePoint] = []
-    if family.value.event_rank == 0:
-        points = value_points(
-            family.value.support, *family.support_ends(base, anchor.parametrization)
-        )
-        moves += [(f"value-{p.label}", {}, p.value, p.exact) for p in points]
-        ends = [p for p in points if p.exact]
-    # Where the density changes form, it does so at the support's ends: both at once.
-    moves += [
-        (f"{name}-at-{_fmt(x)}-value-{end.label}", {name: x}, end.value, True)
-        for name, pinfo in scalar.items()
-        for x in pinfo.form_changes
-        for end in ends
-    ]
+    inputs = anchor_inputs(anchor)
+    assert inputs is not None, f"{anchor.id} is not an anchor"
+    base, value = inputs
     out: list[dict] = []
-    seen: set[tuple] = set()
-    for label, moved, moved_value, exact in moves:
+    seen: set[bytes] = set()
+    for label, moved, moved_value, exact in _moves(anchor, base, value):
         params = {**base, **moved}
         val = value if moved_value is None else moved_value
         if not _params_valid(family, params, val, anchor.parametrization):
             continue  # an end the domain's name includes but the family rejects (Geometric p = 0)
-        point_key = (*sorted(params.items()), val)
-        if (params == base and val == value) or point_key in seen:
+        point_key = _key(params, val)
+        if point_key == _key(base, value) or point_key in seen:
             continue  # the anchor already sits there, or an earlier point did (discrete ends)
         seen.add(point_key)
         finite, partials = _judged_partials(anchor, params, val)
@@ -235,15 +291,24 @@ def edge_cases(anchor: Case, prefix: str = PREFIX) -> list[dict]:
     return out
 
 
+def _key(params: dict[str, np.ndarray], value: np.ndarray) -> bytes:
+    arrays = [np.asarray(params[k], np.float64) for k in sorted(params)]
+    return b"|".join(a.tobytes() for a in [*arrays, np.asarray(value, np.float64)])
+
+
 def _params_valid(
-    family: reference.Family, params: dict[str, float], value: float, parametrization: str
+    family: reference.Family, params: dict[str, np.ndarray], value: np.ndarray, parametrization: str
 ) -> bool:
     with np.errstate(all="ignore"):
-        return bool(np.all(family.params_valid(params, np.float64(value), parametrization)))
+        return bool(np.all(family.params_valid(params, value, parametrization)))
 
 
-def _number(x: float, integer: bool) -> float | int:
-    return int(x) if integer and float(x).is_integer() else float(x)
+def _number(x: np.ndarray | float, integer: bool) -> object:
+    """An input as case-file YAML: a number or nested lists, integers where the input is."""
+    array = np.asarray(x, dtype=np.float64)
+    if integer and np.all(array == np.round(array)):
+        return array.astype(np.int64).tolist()
+    return array.tolist()
 
 
 def _prefixes(anchors_: Sequence[Case]) -> list[str]:

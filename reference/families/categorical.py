@@ -79,6 +79,11 @@ class Categorical(Family):
             value <= weights.shape[-1] - 1
         )
 
+    def support_ends(self, params, parametrization=None):
+        """The last category, K − 1 (the parameters' length sets it)."""
+        weights, _ = weights_of(params)
+        return None, float(np.shape(weights)[-1] - 1)
+
     def _log_prob(
         self, params: Arrays, value: np.ndarray, parametrization: str, options: Options
     ) -> np.ndarray:

@@ -47,6 +47,8 @@ class Dirichlet(Family):
 
 DIRICHLET = Dirichlet(
     name="Dirichlet",
-    parametrizations={"concentration": {"concentration": ParamInfo(1, "positive")}},
+    parametrizations={
+        "concentration": {"concentration": ParamInfo(1, "positive", form_changes=(1.0,))}
+    },
     value=ValueInfo(1, "simplex"),
 )

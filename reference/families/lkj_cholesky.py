@@ -34,12 +34,22 @@ def _dim(params: Arrays) -> int:
     return int(np.asarray(params["dimension"]))
 
 
+def _half_offsets(d: int) -> np.ndarray:
+    """(d − 2)/2, …, ½, 0: the multivariate gamma's arguments are η plus these. Adding them to
+    η keeps η's digits; (η + (d − 1)/2) − ½ − (j − 1)/2 loses them for tiny η (1e-10 of
+    η = 1e-6 in float64)."""
+    return 0.5 * (d - 1 - np.arange(1, d))
+
+
 def log_lkj_normalizer(eta: np.ndarray, d: int) -> np.ndarray:
-    alpha = eta + 0.5 * (d - 1)
+    """log of the normaliser: (d−1)/2·log π + log Γ_{d−1}(η + (d−2)/2) − (d−1)·log Γ(η + (d−1)/2),
+    the multivariate gamma written out so that each argument is η plus an exact offset."""
+    eta = np.asarray(eta, dtype=np.float64)
+    multivariate_gamma = 0.25 * (d - 1) * (d - 2) * LOG_PI + special.gammaln(
+        eta[..., None] + _half_offsets(d)
+    ).sum(-1)
     return (
-        0.5 * (d - 1) * LOG_PI
-        + log_multivariate_gamma(alpha - 0.5, d - 1)
-        - (d - 1) * special.gammaln(alpha)
+        0.5 * (d - 1) * LOG_PI + multivariate_gamma - (d - 1) * special.gammaln(eta + 0.5 * (d - 1))
     )
 
 
@@ -90,11 +100,9 @@ class LKJCholesky(Family):
         self, params: Arrays, value: np.ndarray, parametrization: str, options: Options
     ) -> dict[str, np.ndarray]:
         d, eta = _dim(params), params["concentration"]
-        alpha = eta + 0.5 * (d - 1)
-        j = np.arange(1, d)
-        d_norm = special.digamma(alpha[..., None] - 0.5 + 0.5 * (1 - j)).sum(-1) - (
+        d_norm = special.digamma(eta[..., None] + _half_offsets(d)).sum(-1) - (
             d - 1
-        ) * special.digamma(alpha)
+        ) * special.digamma(eta + 0.5 * (d - 1))
         diag = np.diagonal(value, axis1=-2, axis2=-1)
         d_value = np.zeros(value.shape)
         idx = np.arange(1, d)

@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from conformance import reference
-from conformance.cases import edges
+from conformance.cases import array_edges, edges
 from conformance.cases.loader import find_case_files, load_case_file, load_case_text
 from conformance.run.arguments import builtin_cases
 from conformance.run.plan import CheckSpec, plan
@@ -90,13 +90,14 @@ def test_every_generated_file_loads_cleanly_with_unique_ids() -> None:
         # Exactly the cases whose every moved input sits on its point are tagged exact.
         for c in gen.cases:
             exact = edges.EXACT_TAG in c.spec.tags
-            near = any(w in c.id for w in ("-above-", "-below-", "-tiny", "-huge"))
+            near = any(
+                w in c.id for w in ("-above-", "-below-", "-tiny", "-huge", "-near-", "-outside-")
+            )
             assert exact != near, c.id
         families |= {c.family for c in gen.cases}
-    # Every family with a scalar anchor in the shipped cases gets edges (today 28).
+    # Every family of the oracle gets edges from the shipped cases (scalar and array inputs).
     anchored = {a.family for loaded, _ in generated.values() for a in edges.anchors(loaded.cases)}
-    assert families == anchored
-    assert len(families) >= 28
+    assert families == anchored == set(reference.family_names())
 
 
 def test_generated_cases_sit_at_their_anchors_line_and_say_where_they_came_from() -> None:
@@ -180,3 +181,40 @@ def test_the_listing_counts_edge_items_per_family() -> None:
     text = summary(items)
     assert "generated edge items (3): Beta 1, Gamma 2" in text
     assert "generated edge items" not in summary(items[3:])
+
+
+def test_array_edges_sit_on_the_simplex_boundary_and_keep_the_rest() -> None:
+    p = np.array([0.2, 0.3, 0.5])
+    points = {pt.label: pt for pt in array_edges.simplex_points(p, outside=True)}
+    assert points["at-vertex"].array.tolist() == [1.0, 0.0, 0.0]
+    face = points["at-face"].array
+    assert face[0] == 0.0 and np.isclose(face.sum(), 1.0) and np.isclose(face[1] / face[2], 0.6)
+    assert points["near-face"].array[0] == array_edges.NEAR
+    assert points["outside-face"].array[0] < 0 and np.isclose(points["outside-face"].array.sum(), 1)
+    assert [pt.exact for pt in points.values()] == [True, True, False, False]
+
+
+def test_count_edges_keep_the_total() -> None:
+    points = array_edges.count_points(np.array([2.0, 3.0, 5.0]))
+    assert [pt.array.tolist() for pt in points] == [[10, 0, 0], [0, 5, 5], [-1, 6, 5]]
+    assert all(pt.array.sum() == 10 for pt in points)
+
+
+def test_nearly_singular_matrices_are_equally_singular_in_every_parametrization() -> None:
+    a = np.array([[2.0, 0.3, 0.1], [0.3, 1.0, 0.2], [0.1, 0.2, 1.5]])
+    near = array_edges.nearly_singular(a)
+    w = np.linalg.eigvalsh(near)
+    assert np.isclose(w[0] / w[-1], array_edges.NEARLY_SINGULAR)
+    wa, va = np.linalg.eigh(a)
+    assert np.allclose(near, near.T)
+    assert np.allclose(near @ va[:, -1], wa[-1] * va[:, -1])  # the other eigenpairs are kept
+    tril = np.linalg.cholesky(a)
+    w = np.linalg.eigvalsh(
+        array_edges.nearly_singular_factor(tril) @ array_edges.nearly_singular_factor(tril).T
+    )
+    assert 0.1 * array_edges.NEARLY_SINGULAR < w[0] / w[-1] < 10 * array_edges.NEARLY_SINGULAR
+    chol = np.array([[1.0, 0, 0], [0.6, 0.8, 0], [0.0, 0.6, 0.8]])
+    corr = array_edges.nearly_singular_correlation(chol)
+    assert np.allclose((corr**2).sum(-1), 1.0) and np.isclose(
+        (corr @ corr.T)[0, 1], 1 - array_edges.NEAR
+    )
