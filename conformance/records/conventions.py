@@ -23,6 +23,23 @@ VALIDATION_MEANING = {
 }
 
 
+#: Conventions the oracle holds every framework to, whatever the family (found by the generated
+#: edge cases; the reasons and the bugs they found: docs/findings/edges.md).
+DECIDED = (
+    "- An event of probability 0 (a probability of 0 or 1, or a category's weight of 0, that "
+    "rules the value out) has log-probability −inf, and a mixture component of weight 0 adds "
+    "nothing. A clamped probability's log eps in their place fails: it turns “impossible” into "
+    "“unlikely” in a likelihood.",
+    "- At an end of the support, log_prob is the density's one-sided limit there (finite, +inf "
+    "or −inf). The gradients judged there are the one-sided derivatives that exist as finite "
+    "numbers, each on its own (`grad_wrt`); a framework that gives 0 or NaN for one of them "
+    "fails.",
+    "- Where a framework's own support or parameter domain leaves out an end the oracle "
+    "includes, its binding declares it below (`support_lower`, `total_count_lower`: open); the "
+    "oracle then holds that framework to −inf there, or to a validation error for a parameter.",
+)
+
+
 def _cell(text: str) -> str:
     """One Markdown table cell: a single line, pipes escaped."""
     return " ".join(str(text).split()).replace("|", "\\|")
@@ -88,6 +105,10 @@ def render(adapters: dict[str, Adapter] | None = None) -> str:
         "--output=docs/conventions.md`; do not edit by hand (tests/records/test_conventions.py checks "
         "that this page matches the registry). Each check holds a framework to the conventions "
         "declared here; anything not declared is held to the oracle's mathematics.",
+        "",
+        "## Decided for every family",
+        "",
+        *DECIDED,
         "",
         "## Validation by default",
         "",
