@@ -52,8 +52,9 @@ def _hash_files(digest: Any, root: Path, suffixes: tuple[str, ...]) -> None:
 def code_fingerprint(owner: type) -> str:
     """Contents (not times: a fresh clone or install must match) of the code a trace of
     ``owner``'s functions runs: jax and numpyro, the adapter's classes, the compiled-function
-    wrapper and the mutants (a binding's own content is in each function's name, so the
-    registry is not needed here)."""
+    wrapper and, in a process that applies a mutant, the mutants (a binding's own content is in
+    each function's name, so the registry is not needed here). Without a mutant no mutant code
+    runs, so editing the mutant table does not empty every user's store."""
     import conformance.mutants
 
     digest = hashlib.blake2b(digest_size=20)
@@ -62,7 +63,8 @@ def code_fingerprint(owner: type) -> str:
     for name in ("jax", "numpyro"):
         module = sys.modules.get(name) or importlib.import_module(name)
         _hash_files(digest, Path(module.__file__).parent, (".py",))
-    _hash_files(digest, Path(conformance.mutants.__file__).parent, (".py",))
+    if os.environ.get(conformance.mutants.ENV):
+        _hash_files(digest, Path(conformance.mutants.__file__).parent, (".py",))
     files = {str(Path(__file__).with_name("jax_compiled.py"))}
     files.update(getattr(sys.modules.get(c.__module__), "__file__", None) for c in owner.__mro__)
     for file in sorted(f for f in files if f and f.endswith(".py")):

@@ -184,3 +184,26 @@ def test_keys_name_what_decides_a_trace(monkeypatch) -> None:
     b = Binding(constructor="numpyro.distributions.Normal")
     c = Binding(constructor="numpyro.distributions.Normal", rename={"loc": "mu"})
     assert functions.key(a, {}) == functions.key(b, {}) != functions.key(c, {})
+
+
+def test_the_mutants_source_keys_only_a_process_that_applies_one(monkeypatch) -> None:
+    """A run without a mutant runs no mutant code: editing the mutant table (its killers, its
+    spared patterns) must not empty the store; a mutant run keys on the mutants' source."""
+    from pathlib import Path
+
+    import conformance.mutants
+    from conformance.adapters import jax_executables
+    from conformance.adapters.numpyro_adapter import NumpyroAdapter
+
+    mutants_dir = Path(conformance.mutants.__file__).parent
+    read: list[Path] = []
+    real = jax_executables._hash_files
+    monkeypatch.setattr(
+        jax_executables, "_hash_files", lambda d, root, s: (read.append(root), real(d, root, s))
+    )
+    monkeypatch.delenv("CONFORMANCE_MUTANT", raising=False)
+    plain = jax_executables.code_fingerprint.__wrapped__(NumpyroAdapter)
+    assert mutants_dir not in read
+    monkeypatch.setenv("CONFORMANCE_MUTANT", "numpyro-1971")
+    mutated = jax_executables.code_fingerprint.__wrapped__(NumpyroAdapter)
+    assert mutants_dir in read and mutated != plain
