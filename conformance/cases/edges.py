@@ -4,8 +4,10 @@ value at the ends of its support, generated from the oracle's declarations.
 Hand-written boundary cases are uneven (some families have none at a closed end, many take no
 gradient there). Here the oracle's named domains and supports are walked instead, the way
 array-api-tests derives its special cases from the specification. Each family's *anchor* — the
-first case of a case file with scalar parameters and value inside the support — is moved one
-input at a time to an edge point; everything else stays at the anchor's ordinary values.
+first plain case of a case file with one point's inputs (:func:`anchor_inputs`) — is moved one
+input at a time to an edge point; everything else stays at the anchor's ordinary values. Array
+inputs (a simplex, counts, a matrix) have edges of their own shape:
+:mod:`conformance.cases.array_edges`.
 
 The result is case-file YAML (the format a user pastes), loaded through the same loader as
 hand-written cases, so generated cases get the same validation, ids, reports and reproducers.
@@ -130,8 +132,7 @@ def anchor_inputs(case: Case) -> tuple[dict[str, np.ndarray], np.ndarray] | None
 
     - for a family of scalars, literal scalar parameters and value;
     - for a family with an array input, parameters without batch dimensions (literal or
-      generated) and a value of one event (or, for a discrete vector, several: then only the
-      parameters move).
+      generated) and a value of one event (or several: then only the parameters move).
     """
     spec = case.spec
     if case.variant or spec.id.startswith(PREFIX) or spec.checks or spec.grad_wrt:
