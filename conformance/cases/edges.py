@@ -27,7 +27,7 @@ import numpy as np
 import yaml
 
 from conformance import reference
-from conformance.cases import array_edges
+from conformance.cases import array_edges, dtype_edges
 from conformance.cases.loader import Case, LoadedFile, load_case_text
 from conformance.expect.materialize import CaseInputError, float64_inputs
 from conformance.reference.domains import Interval, interval
@@ -43,6 +43,12 @@ EXACT_TAG = "edge-exact"
 #: them), not batch semantics (one point has none; the written cases cover them).
 VALUE_CHECKS = ["shapes", "log_prob"]
 GRADIENT_CHECKS = ["grad", "grad_functional"]
+#: The tag of the cases at float32's own edges (:mod:`conformance.cases.dtype_edges`), which
+#: run in float32 only and check values and one gradient path: a shape or a second gradient
+#: API sees nothing there that the other edges miss.
+DTYPE_TAG = "edge-float32"
+DTYPE_VALUE_CHECKS = ["log_prob"]
+DTYPE_GRADIENT_CHECKS = ["grad"]
 #: How far "just inside" and "just outside" sit from an end: representable in float32 next to
 #: the ends used here (0 and 1), and far enough that float32 rounding never moves a point
 #: across its end.
@@ -183,18 +189,24 @@ def anchors(cases: Iterable[Case]) -> list[Case]:
 
 
 def _judged_partials(
-    anchor: Case, params: dict[str, np.ndarray], value: np.ndarray
+    anchor: Case, params: dict[str, np.ndarray], value: np.ndarray, limit: float = math.inf
 ) -> tuple[bool, list[str]]:
     """Whether log_prob is finite at the point, and which of the anchor's differentiable
-    inputs have a partial derivative the oracle gives there as a finite number."""
+    inputs have a partial derivative the oracle gives there as a finite number; ``limit``:
+    the largest magnitude that counts as finite (float32's, where the case runs in float32
+    only: beyond it the dtype's answer is an infinity, whose derivative means nothing)."""
     family = reference.get_family(anchor.family)
+
+    def finite(x: np.ndarray) -> bool:
+        return bool(np.all(np.isfinite(x) & (np.abs(x) <= limit)))
+
     with np.errstate(all="ignore"):
         lp = family.log_prob(params, value, anchor.parametrization)
-        if not np.all(np.isfinite(lp)):
+        if not finite(lp):
             return False, []
         grads = family.elementwise_grad(params, value, anchor.parametrization)
-    finite = {k for k, g in grads.items() if np.all(np.isfinite(g))}
-    return True, [k for k in anchor.differentiable_inputs if k in finite]
+    judged = {k for k, g in grads.items() if finite(g)}
+    return True, [k for k in anchor.differentiable_inputs if k in judged]
 
 
 #: A move: its label, the parameters it sets, the value it sets (None: the anchor's), and
@@ -246,6 +258,39 @@ def _moves(anchor: Case, base: dict[str, np.ndarray], value: np.ndarray) -> list
     return moves
 
 
+def _dtype_moves(anchor: Case, base: dict[str, np.ndarray], value: np.ndarray) -> list[Move]:
+    """The float32 edges of one anchor's scalar inputs (:mod:`conformance.cases.dtype_edges`):
+    each parameter alone, then the value. Array inputs have none here."""
+    family = reference.get_family(anchor.family)
+    par = anchor.parametrization
+    moves: list[Move] = []
+    for name, pinfo in family.params(par).items():
+        if pinfo.static or pinfo.event_rank != 0:
+            continue
+        moves += [
+            (f"{name}-{p.label}", {name: np.float64(p.value)}, None, False)
+            for p in dtype_edges.range_points(pinfo.domain)
+        ]
+    if np.ndim(value) != 0 or family.value.event_rank != 0:
+        return moves
+    lower, upper = family.support_ends(base, par)
+    support = family.value.support
+    if lower is None and upper is None:
+        points = dtype_edges.range_points(support)
+    else:  # an end the parameters set is no float32 limit; an unbounded one still is
+        points = [p for p in dtype_edges.range_points(support) if p.value >= 1.0 and upper is None]
+
+    def log_prob(x: float) -> float:
+        with np.errstate(all="ignore"):
+            return float(family.log_prob(base, np.float64(x), par))
+
+    points += dtype_edges.underflow_points(
+        log_prob, float(value), support, family.value.discrete, lower, upper
+    )
+    moves += [(f"value-{p.label}", {}, np.float64(p.value), False) for p in points]
+    return moves
+
+
 def edge_cases(anchor: Case, prefix: str = PREFIX) -> list[dict]:
     """The generated cases of one anchor, as case-file mappings; ids start with ``prefix``."""
     spec = anchor.spec
@@ -256,16 +301,21 @@ def edge_cases(anchor: Case, prefix: str = PREFIX) -> list[dict]:
     base, value = inputs
     out: list[dict] = []
     seen: set[bytes] = set()
-    for label, moved, moved_value, exact in _moves(anchor, base, value):
+    dtype_moves = _dtype_moves(anchor, base, value)
+    every = [(m, False) for m in _moves(anchor, base, value)] + [(m, True) for m in dtype_moves]
+    for (label, moved, moved_value, exact), float32_only in every:
         params = {**base, **moved}
         val = value if moved_value is None else moved_value
         if not _params_valid(family, params, val, anchor.parametrization):
             continue  # an end the domain's name includes but the family rejects (Geometric p = 0)
-        point_key = _key(params, val)
+        point_key = _key(params, val) + (b"f32" if float32_only else b"")
         if point_key == _key(base, value) or point_key in seen:
             continue  # the anchor already sits there, or an earlier point did (discrete ends)
         seen.add(point_key)
-        finite, partials = _judged_partials(anchor, params, val)
+        limit = dtype_edges.LARGEST if float32_only else math.inf
+        finite, partials = _judged_partials(anchor, params, val, limit)
+        if float32_only and not finite:
+            continue  # float32's answer is an infinity there: no float32 arithmetic is tested
         case: dict = {
             "id": f"{prefix}{label}",
             "family": spec.family,
@@ -278,16 +328,24 @@ def edge_cases(anchor: Case, prefix: str = PREFIX) -> list[dict]:
             case["param_dtypes"] = dict(spec.param_dtypes)
         if spec.value_dtype != "float":
             case["value_dtype"] = spec.value_dtype
+        if float32_only:
+            case["dtypes"] = [dtype_edges.DTYPE]
         if spec.frameworks is not None:
             case["frameworks"] = list(spec.frameworks)
+        values, gradients = (
+            (DTYPE_VALUE_CHECKS, DTYPE_GRADIENT_CHECKS)
+            if float32_only
+            else (VALUE_CHECKS, GRADIENT_CHECKS)
+        )
         if not finite or not partials:
-            case["checks"] = list(VALUE_CHECKS)
+            case["checks"] = list(values)
         else:
-            case["checks"] = [*VALUE_CHECKS, *GRADIENT_CHECKS]
+            case["checks"] = [*values, *gradients]
             if len(partials) < len(anchor.differentiable_inputs):
                 case["grad_wrt"] = partials
         case["description"] = f"generated from {anchor.file}::{spec.id}: {label.replace('-', ' ')}"
-        case["tags"] = [EDGE_TAG, EXACT_TAG] if exact else [EDGE_TAG]
+        tags = [EDGE_TAG, EXACT_TAG] if exact else [EDGE_TAG]
+        case["tags"] = [*tags, DTYPE_TAG] if float32_only else tags
         out.append(case)
     return out
 

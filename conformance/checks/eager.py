@@ -36,7 +36,11 @@ class EagerCheck(CompositeCheck):
         if compiled.passed and not compiled.skip_reason:
             note = "compiled (the other items' evaluation) matches the oracle: eager-only"
             return CheckResult(
-                False, "eager_only", f"{result.message}\n  {note}", result.metrics, result.arrays
+                False,
+                "eager_only",
+                f"{result.message}\n  {note}",
+                result.metrics,
+                arrays=result.arrays,
             )
         result.message += "\n  compiled fails too (see the log_prob and grad items)"
         return result

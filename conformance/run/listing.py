@@ -14,6 +14,8 @@ from typing import Any
 
 import pytest
 
+from conformance.cases.dtype_edges import is_float32_edge
+
 
 class _Collected:
     def __init__(self) -> None:
@@ -61,6 +63,12 @@ def summary(items: list[dict[str, Any]]) -> str:
         lines.append(
             f"generated edge items ({sum(edges.values())}): "
             + ", ".join(f"{k} {v}" for k, v in sorted(edges.items()))
+        )
+    float32 = Counter(i.get("family") for i in items if is_float32_edge(str(i.get("case") or "")))
+    if float32:
+        lines.append(
+            f"of them at float32's own edges ({sum(float32.values())}): "
+            + ", ".join(f"{k} {v}" for k, v in sorted(float32.items()))
         )
     errors = sum(1 for i in items if i.get("check") == "load")
     unsupported = checks.get("unsupported", 0)

@@ -36,9 +36,28 @@ def _log_mass_left(a: np.ndarray, b: np.ndarray, width: np.ndarray) -> np.ndarra
     width·(−a − b)/2 + log(erfcx(−b/√2)/erfcx(−a/√2)): two non-negative terms, no cancellation
     (log_ndtr(b) − log_ndtr(a) would subtract two nearly equal large numbers deep in the tail).
     """
+    return special.log_ndtr(b) + _log1mexp(-_left_gap(a, b, width))
+
+
+def _left_gap(a: np.ndarray, b: np.ndarray, width: np.ndarray) -> np.ndarray:
+    """log Φ(b) − log Φ(a) ≥ 0 for a < b ≤ 0 (see :func:`_log_mass_left`)."""
     ea, eb = special.erfcx(-a * SQRT_HALF), special.erfcx(-b * SQRT_HALF)
-    gap = 0.5 * width * -(a + b) + np.log(eb / ea)
-    return special.log_ndtr(b) + _log1mexp(-gap)
+    return 0.5 * width * -(a + b) + np.log(eb / ea)
+
+
+def _log_density_in_left_tail(
+    z_minus_b: np.ndarray, z_plus_b: np.ndarray, a: np.ndarray, b: np.ndarray, width: np.ndarray
+) -> np.ndarray:
+    """log φ(z) − log(Φ(b) − Φ(a)) for a < b ≤ 0, without forming z² or b² apart.
+
+    With log Φ(b) = −b²/2 + log(erfcx(−b/√2)/2), the two squares meet as
+    −(z − b)(z + b)/2: far in the tail (loc 1e38 above an interval near 0) each square is
+    ~1e76 and their difference, the whole answer, would round away.
+    """
+    log_phi_b = np.log(0.5 * special.erfcx(-b * SQRT_HALF))
+    return (
+        -0.5 * z_minus_b * z_plus_b - HALF_LOG_2PI - log_phi_b - _log1mexp(-_left_gap(a, b, width))
+    )
 
 
 def _log_mass_narrow(m: np.ndarray, h: np.ndarray) -> np.ndarray:
@@ -96,10 +115,35 @@ class TruncatedNormal(Family):
     def _log_prob(
         self, params: Arrays, value: np.ndarray, parametrization: str, options: Options
     ) -> np.ndarray:
-        scale = params["scale"]
-        z = (value - params["loc"]) / scale
+        scale, loc = params["scale"], params["loc"]
+        z = (value - loc) / scale
         a, b, width = _standardized_bounds(params)
-        return -0.5 * z * z - HALF_LOG_2PI - np.log(scale) - log_gauss_mass(a, b, width)
+        plain = -0.5 * z * z - HALF_LOG_2PI - log_gauss_mass(a, b, width)
+        # Where the interval lies in one tail, z² and the mass's log cancel: measured from the
+        # nearer bound instead (the narrow regime keeps its series).
+        finite = np.isfinite(a) & np.isfinite(b)
+        h, m = np.where(finite, 0.5 * width, 1.0), np.where(finite, 0.5 * (a + b), 0.0)
+        narrow = finite & (h * (1.0 + np.abs(m)) <= NARROW)
+        out = plain
+        if "high" in params:
+            high = params["high"]
+            left = (b <= 0.0) & ~narrow
+            sa, sb = np.where(left, a, -2.0), np.where(left, b, -1.0)
+            sw = np.where(left, np.where(np.isfinite(width), width, np.inf), 1.0)
+            tail = _log_density_in_left_tail(
+                (value - high) / scale, ((value - loc) + (high - loc)) / scale, sa, sb, sw
+            )
+            out = np.where(left, tail, out)
+        if "low" in params:
+            low = params["low"]
+            right = (a >= 0.0) & ~narrow
+            sa, sb = np.where(right, -b, -2.0), np.where(right, -a, -1.0)
+            sw = np.where(right, np.where(np.isfinite(width), width, np.inf), 1.0)
+            tail = _log_density_in_left_tail(
+                (low - value) / scale, -((value - loc) + (low - loc)) / scale, sa, sb, sw
+            )
+            out = np.where(right, tail, out)
+        return out - np.log(scale)
 
     def support_ends(self, params, parametrization=None):
         low, high = params.get("low"), params.get("high")

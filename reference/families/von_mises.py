@@ -52,12 +52,26 @@ def one_minus_bessel_ratio(kappa: np.ndarray) -> np.ndarray:
     return np.where(big, asymptotic, 1.0 - special.i1e(kappa) / special.i0e(kappa))
 
 
+def _difference(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """x − y as d + e exactly (Knuth's two-sum): with a loc of 1e38, x − loc rounds away all
+    of x, and the angle it leaves is an unrelated one."""
+    d = x - y
+    back = d - x
+    return d, (x - (d - back)) + (-y - back)
+
+
+def _sin_of_sum(d: np.ndarray, e: np.ndarray, scale: float = 1.0) -> np.ndarray:
+    """sin(scale·(d + e)) from the two parts (``scale`` 1 or 0.5: exact on a double)."""
+    sd, se = scale * d, scale * e
+    return np.sin(sd) * np.cos(se) + np.cos(sd) * np.sin(se)
+
+
 class VonMises(Family):
     def _log_prob(
         self, params: Arrays, value: np.ndarray, parametrization: str, options: Options
     ) -> np.ndarray:
         kappa = params["concentration"]
-        half_sin = np.sin(0.5 * (value - params["loc"]))
+        half_sin = _sin_of_sum(*_difference(value, params["loc"]), 0.5)
         logp = -2.0 * kappa * half_sin * half_sin - LOG_2PI - np.log(special.i0e(kappa))
         if options.get("support", "real") == "circular":
             logp = np.where((value >= -np.pi) & (value <= np.pi), logp, -np.inf)
@@ -67,9 +81,9 @@ class VonMises(Family):
         self, params: Arrays, value: np.ndarray, parametrization: str, options: Options
     ) -> dict[str, np.ndarray]:
         kappa = params["concentration"]
-        d = value - params["loc"]
-        ks = kappa * np.sin(d)
-        half_sin = np.sin(0.5 * d)
+        d, e = _difference(value, params["loc"])
+        ks = kappa * _sin_of_sum(d, e)
+        half_sin = _sin_of_sum(d, e, 0.5)
         return {
             "loc": ks,
             "concentration": one_minus_bessel_ratio(kappa) - 2.0 * half_sin * half_sin,

@@ -77,6 +77,9 @@ def test_numpyro_items_run_compiled_and_the_eager_check_names_an_eager_only_fail
     result = run_check(case, eager_only.name, "float64", "eager", adapter=eager_only)
     assert not result.passed and result.kind == "eager_only"
     assert "compiled (the other items' evaluation) matches the oracle: eager-only" in result.message
+    # A failure, not a skip: the eager result's arrays once landed in skip_reason, and an item
+    # with arrays to show crashed pytest.skip instead of failing as eager_only.
+    assert result.skip_reason is None and isinstance(result.arrays, dict)
 
 
 def test_inputs_outside_the_domain_are_evaluated_eagerly_where_validation_sees_them() -> None:

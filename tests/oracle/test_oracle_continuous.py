@@ -18,6 +18,7 @@ large terms no float64 algorithm can do better than that.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -1265,7 +1266,11 @@ def test_generated_edges_match_mpmath(spec, case_id, params, value, judged) -> N
     fam = _oracle(spec)
     got = float(fam.log_prob(params, np.float64(value), spec.parametrization))
     grads = fam.elementwise_grad(params, np.float64(value), spec.parametrization)
-    with mp.workdps(MP_DPS):
+    # Digits for the inputs' own magnitudes too: float32's largest and smallest numbers (the
+    # float32 edges) leave 40 digits none to spare for lgamma(3e38) − lgamma(3e38 + 2) or
+    # 1 − x^(1e-38).
+    magnitudes = [abs(math.log10(abs(v))) for v in [*params.values(), value] if v != 0]
+    with mp.workdps(MP_DPS + math.ceil(max(magnitudes, default=0.0))):
         base = {k: mpmath.mpf(v) for k, v in params.items()}
         side = _side(spec, params, value)
         x = _mp_at_or_beside(lambda t: spec.mp_logpdf(base, t), mpmath.mpf(value), side)
@@ -1282,8 +1287,36 @@ def test_generated_edges_match_mpmath(spec, case_id, params, value, judged) -> N
             # A parameter at the end of its domain (a probability at 0) is differentiated
             # from inside, as its value is.
             direction = side if name == "value" else (1 if params[name] == 0 else 0)
-            partial = float(mpmath.re(mp.diff(f, at, direction=direction)))
+            # A step relative to a tiny point: at float32's smallest normal (a generated
+            # float32 edge) mpmath's default absolute step would reach far past it.
+            step = {"h": abs(at) * mpmath.mpf("1e-15")} if 0 < abs(at) < 1 else {}
+            partial = float(mpmath.re(mp.diff(f, at, direction=direction, **step)))
             g = float(grads[name])
             assert abs(g - partial) <= GRAD_RTOL * max(abs(partial), 1.0), (
                 f"∂/∂{name}: {g!r} vs {partial!r}"
             )
+
+
+@pytest.mark.parametrize(
+    ("spec_id", "params", "value"),
+    [
+        # The interval lies 1e38 scales below loc: z² and the mass's log are each ~5e75 and
+        # their difference is the answer (once 0.0 here).
+        ("TruncatedNormal-two_sided", {"loc": 3.4e38, "scale": 1.7, "low": -1.0, "high": 2.0}, 0.5),
+        ("TruncatedNormal-two_sided", {"loc": -1e20, "scale": 1.0, "low": -1.0, "high": 2.0}, 0.5),
+        ("TruncatedNormal-left_truncated", {"loc": -1e20, "scale": 3.0, "low": 0.0}, 1e-3),
+        # x − loc rounds to −loc in float64; cos and sin of the exact difference are another
+        # angle altogether (once −0.956 for −0.684 here).
+        ("VonMises-loc_concentration", {"loc": 3.4028234663852886e38, "concentration": 0.8}, 0.3),
+    ],
+)
+def test_far_parameters_keep_the_answer(spec_id, params, value) -> None:
+    """Inputs at float32's range end (the float32 edges) against mpmath with digits enough for
+    their magnitude: the oracle rearranges what would round away."""
+    spec = BY_ID[spec_id]
+    fam = _oracle(spec)
+    got = float(fam.log_prob(params, np.float64(value), spec.parametrization))
+    with mp.workdps(MP_DPS + 80):
+        base = {k: mpmath.mpf(v) for k, v in params.items()}
+        want = spec.mp_logpdf(base, mpmath.mpf(value))
+    assert abs(got - float(want)) <= 1e-9 * max(abs(float(want)), 1.0), (got, float(want))
