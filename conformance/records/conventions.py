@@ -37,6 +37,11 @@ DECIDED = (
     "- Where a framework's own support or parameter domain leaves out an end the oracle "
     "includes, its binding declares it below (`support_lower`, `total_count_lower`: open); the "
     "oracle then holds that framework to −inf there, or to a validation error for a parameter.",
+    "- In float32, where the answer is a finite float32 number, a framework must give it: a "
+    "subnormal input is a number (JAX on CPU flushes it to 0 by design, and is held to the "
+    "answer all the same), and an intermediate that leaves float32's range is the formula's "
+    "failure, not the dtype's. Where the answer itself is beyond float32's range, the "
+    "infinity of its sign is right.",
 )
 
 
