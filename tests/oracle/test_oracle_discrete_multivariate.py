@@ -646,6 +646,120 @@ def test_elementwise_grad_matches_mpmath_diff(case: MpCase) -> None:
         assert np.max(err) <= GRAD_RTOL, f"∂/∂{name}: {got} vs mpmath {expected}"
 
 
+# ----- the generated edge cases (conformance.cases.edges) -------------------------------------
+def _edge_cases() -> list[tuple[MpCase, list[str]]]:
+    """Every generated edge case (float32's too) of a family with an mpmath density here, as an
+    :class:`MpCase` of its own, with the inputs whose partial derivative the case judges."""
+    from conformance.cases import edges
+    from conformance.cases.loader import find_case_files, load_case_file
+    from conformance.expect.materialize import float64_inputs
+    from conformance.run.arguments import builtin_cases
+
+    def key(name: str, parametrization: str | None) -> tuple[str, str]:
+        return name, parametrization or family(name).default_parametrization
+
+    by_key: dict[tuple[str, str], MpCase] = {}
+    for c in MP_CASES:
+        by_key.setdefault(key(c.family, c.parametrization), c)
+    out = []
+    for path in find_case_files(builtin_cases()):
+        for case in edges.edge_file(load_case_file(path).cases, path.name).cases:
+            template = by_key.get(key(case.family, case.parametrization))
+            if template is None:
+                continue
+            params, value = float64_inputs(case)
+            judged = case.spec.grad_wrt or (
+                case.differentiable_inputs if "grad" in case.spec.checks else []
+            )
+            mp_case = MpCase(
+                f"{path.stem}-{case.id}",
+                case.family,
+                case.parametrization,
+                {k: np.asarray(v).tolist() for k, v in params.items()},
+                np.asarray(value).tolist(),
+                template.mp_logpdf,
+                template.options,
+            )
+            out.append((mp_case, list(judged)))
+    return out
+
+
+EDGE_CASES = _edge_cases()
+
+
+def _digits(case: MpCase) -> int:
+    """50 digits, plus one per decade of the largest or smallest input (float32's edges reach
+    3.4e38 and 7e-43: lgamma(3e38 + k) − lgamma(3e38) keeps none of 50)."""
+    params, value = case.arrays()
+    flat = np.concatenate([np.ravel(a) for a in [*params.values(), value]])
+    flat = np.abs(flat[np.isfinite(flat) & (flat != 0)])
+    return 50 + (int(np.ceil(np.max(np.abs(np.log10(flat))))) if flat.size else 0)
+
+
+def _mp_log_prob(case: MpCase, params: dict[str, np.ndarray], value: np.ndarray) -> np.ndarray:
+    """mpmath's log density element by element over the broadcast batch (the densities here
+    take one event)."""
+    fam = family(case.family)
+    b = fam.broadcast(params, value, case.parametrization)
+    info = fam.params(case.parametrization)
+    out = np.empty(b.lp_shape)
+    for idx in np.ndindex(*b.lp_shape):
+        p = {k: v if info[k].static else v[idx] for k, v in b.params.items()}
+        out[idx] = float(case.mp_eval(mp_params(p), to_mp(b.value[idx])))
+    return out
+
+
+def _one_sided(case: MpCase, name: str, x0: float) -> int:
+    """Differentiate from inside where a scalar parameter sits on an end of its domain."""
+    from conformance.reference.domains import interval
+
+    iv = interval(family(case.family).params(case.parametrization)[name].domain)
+    if iv is not None and x0 == iv.lo:
+        return 1
+    if iv is not None and x0 == iv.hi:
+        return -1
+    return 0
+
+
+@pytest.mark.parametrize(("case", "judged"), EDGE_CASES, ids=[c.id for c, _ in EDGE_CASES])
+def test_generated_edges_match_mpmath(case: MpCase, judged: list[str]) -> None:
+    """At every generated edge of these families with a finite log_prob, the oracle agrees with
+    mpmath, and so does each judged partial derivative of a scalar parameter (one-sided on an
+    end of its domain); array inputs' partials are the coordinate tests' above."""
+    params, value = case.arrays()
+    fam = family(case.family)
+    with np.errstate(all="ignore"):
+        got = fam.log_prob(params, value, case.parametrization, case.options)
+        grads = fam.elementwise_grad(params, value, case.parametrization, case.options)
+    if not np.all(np.isfinite(got)):
+        pytest.skip("no finite log_prob here: the support and domain tests cover it")
+    with mpmath.workdps(_digits(case)):
+        want = _mp_log_prob(case, params, value)
+        # Relative to the log density's size, floored at 1: an absolute error of ~eps nats is
+        # a relative error of eps in the density (the suite's own comparison, compare.py).
+        err = np.abs(got - want) / np.maximum(np.abs(want), 1.0)
+        # A matrix with condition number 1e6 (`near-singular`): a backward-stable float64
+        # factorisation keeps its log-determinant to about 1e-16 × 1e6.
+        rtol = 1e-9 if "near-singular" in case.id else RTOL
+        assert np.max(err) <= rtol, f"log_prob {got} vs mpmath {want}"
+        if np.shape(got) != ():
+            return  # a batch: the partials of its elements are the coordinate tests' above
+        mp_p, mp_v = mp_params(params), to_mp(value)
+        for name in judged:
+            if name == "value" or np.ndim(params[name]) != 0:
+                continue
+            x0 = mp_p[name]
+
+            def f(t, n=name):
+                return case.mp_eval({**mp_p, n: t}, mp_v)
+
+            step = {"h": abs(x0) * MPF("1e-15")} if 0 < abs(x0) < 1 else {}
+            direction = _one_sided(case, name, float(params[name]))
+            want = float(mpmath.diff(f, x0, direction=direction, **step))
+            g = float(np.ravel(grads[name])[0])
+            assert abs(g - want) <= GRAD_RTOL * max(abs(want), 1.0), f"∂/∂{name}: {g} vs {want}"
+
+
 # ----- scipy.stats, batched ----------------------------------------------------------------
 @pytest.mark.parametrize("parametrization", ["probs", "logits"])
 def test_binomial_vs_scipy(parametrization: str) -> None:
