@@ -186,6 +186,11 @@ def builtin_files() -> list[Path]:
     return sorted(BUILTIN_DIR.glob("*.yaml"))
 
 
+def _is_glob(pattern: str) -> bool:
+    """Whether fnmatch gives ``pattern`` a meaning beyond the string itself."""
+    return any(c in pattern for c in "*?[")
+
+
 @cache
 def _regex(pattern: str) -> re.Pattern:
     return re.compile(fnmatch.translate(pattern))
@@ -232,18 +237,34 @@ class Index:
         self.entries = [e for e in entries if version_applies(e.failure)]
         self._everything = (1 << len(self.entries)) - 1
         self._sets: dict[tuple[str, str | None], int] = {}
+        # Per field: the entries any value satisfies, those naming exact values (most case
+        # lists: a new case id then costs a dict lookup, not a regex per entry), and globs.
+        self._any: dict[str, int] = {}
+        self._exact: dict[str, dict[str, int]] = {}
+        self._globbed: dict[str, list[tuple[int, tuple[str, ...]]]] = {}
+        for name in PATTERN_FIELDS:
+            anything, exact, globbed = 0, {}, []
+            for i, entry in enumerate(self.entries):
+                patterns = _globs(getattr(entry.failure, name))
+                if "*" in patterns:
+                    anything |= 1 << i
+                elif any(_is_glob(p) for p in patterns):
+                    globbed.append((i, patterns))
+                else:
+                    for p in patterns:
+                        exact[p] = exact.get(p, 0) | 1 << i
+            self._any[name], self._exact[name], self._globbed[name] = anything, exact, globbed
 
     def _set(self, name: str, value: object) -> int:
         key = (name, None if value is None else str(value))
         found = self._sets.get(key)
         if found is None:
-            found = 0
-            for i, entry in enumerate(self.entries):
-                patterns = _globs(getattr(entry.failure, name))
-                if "*" in patterns or (
-                    key[1] is not None and any(_regex(p).match(key[1]) for p in patterns)
-                ):
-                    found |= 1 << i
+            found = self._any[name]
+            if key[1] is not None:
+                found |= self._exact[name].get(key[1], 0)
+                for i, patterns in self._globbed[name]:
+                    if any(_regex(p).match(key[1]) for p in patterns):
+                        found |= 1 << i
             self._sets[key] = found
         return found
 
