@@ -88,6 +88,7 @@ class Verdict:
                     "outcome": r.get("outcome"),
                     "kind": r.get("kind"),
                     "masked": bool(r.get("masked")),
+                    "baseline": r.get("baseline"),
                     "message": r.get("message") or "",
                 }
                 for r in self.killed
@@ -115,11 +116,11 @@ def judge(mutant: Mutant, mutated: Iterable[dict], baseline: Iterable[dict]) -> 
         outcome, was = record.get("outcome"), before.get(record["nodeid"])
         if outcome in FAILING:
             if was in BASELINE_OK:
-                verdict.killed.append(record)
+                verdict.killed.append({**record, "baseline": was})
             else:
                 verdict.already_failing += 1
         elif outcome == "xfailed" and was in BASELINE_PASSED:
-            verdict.killed.append({**record, "masked": True})
+            verdict.killed.append({**record, "masked": True, "baseline": was})
     verdict.problems = expectation_problems(mutant, verdict.killed)
     return verdict
 
@@ -141,7 +142,14 @@ def expectation_problems(mutant: Mutant, killed: list[dict]) -> list[str]:
         if not any(mutant.message in (r.get("message") or "") for r in named or killed):
             problems.append(f"no killed item's message contains {mutant.message!r}")
     if mutant.kinds:
-        wrong = [r for r in killed if r.get("kind") not in mutant.kinds]
+        # An item that was already a known failure (xfailed) fails under the mutant with its
+        # own kind: the eager item of a case whose compiled evaluation is a known bug names the
+        # part's kind, not eager_only. Its kill still counts; its kind proves nothing here.
+        wrong = [
+            r
+            for r in killed
+            if r.get("kind") not in mutant.kinds and r.get("baseline") != "xfailed"
+        ]
         if wrong:
             kinds = sorted({str(r.get("kind")) for r in wrong})
             problems.append(

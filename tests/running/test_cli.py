@@ -52,7 +52,12 @@ def test_run_all_good_exits_0_and_writes_results(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stdout + proc.stderr
     data = json.loads((tmp_path / "reports" / "results.json").read_text())
     records = data["records"]
-    assert len(records) == data["run"]["collected"] == data["run"]["counts"]["passed"]
+    counts = data["run"]["counts"]
+    assert len(records) == data["run"]["collected"] == counts["passed"] + counts["xfailed"]
+    # The one known failure is the file's own generated float32 edge: torch's Normal gradient
+    # at scale 3.4e38 (scale**2 overflows; conformance/known_failures/float32-edges.yaml).
+    xfailed = {(r["case"], r["check"]) for r in records if r["outcome"] == "xfailed"}
+    assert xfailed == {("edge-scale-f32-largest", "grad")}
     checks = {r["check"] for r in records}
     assert {"shapes", "log_prob", "grad", "grad_functional", "broadcast"} <= checks
     assert {r["dtype"] for r in records} == {"float32", "float64"}

@@ -115,7 +115,11 @@ def test_float0_and_inplace_mutants_reproduce_the_upstream_errors(kill_table) ->
         for k in inplace
     )
     eager = by_name["eager-only"]["killed"]
-    assert eager and all(k["kind"] == "eager_only" for k in eager)
+    assert eager and all(k["kind"] == "eager_only" for k in eager if k["baseline"] == "passed")
+    # Where the compiled evaluation is itself a known bug (NumPyro's Normal at float32's largest
+    # scale, log(sqrt(2π)·scale) overflowing), the eager item keeps its part's own kind.
+    others = {k["nodeid"] for k in eager if k["kind"] != "eager_only"}
+    assert all(k["baseline"] == "xfailed" for k in eager if k["nodeid"] in others)
 
 
 def test_a_mutant_is_applied_in_xdist_workers_from_any_directory(tmp_path: Path) -> None:
@@ -327,6 +331,24 @@ def test_judge_reports_missed_expectations_and_survivors() -> None:
     assert survivor.status == "survived"
     text = table([verdict, survivor])
     assert "survived" in text and "0/2 mutants killed" in text
+
+
+def test_a_known_failure_killed_with_its_own_kind_is_not_a_wrong_kind() -> None:
+    """An xfailed item that fails under the mutant with another kind is killed (the known
+    failure masks nothing new), but its kind is that of the bug already there: only the items
+    that passed before are held to the mutant's kinds."""
+    a, b = "f.yaml::a[numpyro-float32-eager]", "f.yaml::b[numpyro-float32-eager]"
+    baseline = [_rec(a, "passed"), _rec(b, "xfailed")]
+    mutated = [_rec(a, "failed", "eager_only"), _rec(b, "failed", "value")]
+    verdict = judge(_mutant(kinds=("eager_only",)), mutated, baseline)
+    assert [r["baseline"] for r in verdict.killed] == ["passed", "xfailed"]
+    assert verdict.ok and not verdict.problems
+    # The same wrong kind on an item that passed before is still a problem.
+    mutated = [_rec(a, "failed", "value"), _rec(b, "failed", "value")]
+    verdict = judge(_mutant(kinds=("eager_only",)), mutated, baseline)
+    assert verdict.problems == [
+        "1 killed item(s) of kind ['value'], expected ['eager_only'], e.g. f.yaml::a[numpyro-float32-eager]"
+    ]
 
 
 def test_globs_treat_brackets_literally() -> None:
