@@ -149,27 +149,35 @@ def load_located(text: str | bytes) -> Located:
 def _compose(text: str) -> yaml.Node | None:
     """The document's node tree, by libyaml where it is safe.
 
-    libyaml's composer recurses in C and crashes the process on deep nesting (``[`` × 10⁵
-    segfaults), so the nesting is measured first from its event stream, which is iterative and
-    stops at the first level past :data:`MAX_DEPTH`. A document libyaml rejects is composed
-    again by PyYAML, so errors keep PyYAML's wording and what it accepts (libyaml refuses a
-    lone-surrogate escape that PyYAML reads, which would turn one bad case id into a lost file).
+    Both composers recurse (libyaml in C, which crashes the process on ``[`` × 10⁵; PyYAML in
+    Python, which hits the recursion limit with no line to report), so the nesting is measured
+    first from the parser's event stream, which is iterative and stops at the first level past
+    :data:`MAX_DEPTH` with that level's line. A document libyaml rejects (a libyaml built with a
+    nesting limit of its own rejects it there) is parsed again by PyYAML, so errors keep
+    PyYAML's wording and what it accepts (libyaml refuses a lone-surrogate escape that PyYAML
+    reads, which would turn one bad case id into a lost file).
     """
-    if _FAST_LOADER is None:
-        return yaml.compose(text, Loader=yaml.SafeLoader)
-    try:
-        depth = 0
-        for event in yaml.parse(text, Loader=_FAST_LOADER):
-            if isinstance(event, yaml.CollectionStartEvent):
-                depth += 1
-                if depth > MAX_DEPTH:
-                    line = event.start_mark.line + 1
-                    raise YamlError(f"nesting deeper than {MAX_DEPTH} levels", line)
-            elif isinstance(event, yaml.CollectionEndEvent):
-                depth -= 1
-        return yaml.compose(text, Loader=_FAST_LOADER)
-    except yaml.YAMLError:
-        return yaml.compose(text, Loader=yaml.SafeLoader)
+    if _FAST_LOADER is not None:
+        try:
+            _refuse_deep_nesting(text, _FAST_LOADER)
+            return yaml.compose(text, Loader=_FAST_LOADER)
+        except yaml.YAMLError:
+            pass
+    _refuse_deep_nesting(text, yaml.SafeLoader)
+    return yaml.compose(text, Loader=yaml.SafeLoader)
+
+
+def _refuse_deep_nesting(text: str, loader: type) -> None:
+    """Raise a located :class:`YamlError` at the first collection nested past MAX_DEPTH."""
+    depth = 0
+    for event in yaml.parse(text, Loader=loader):
+        if isinstance(event, yaml.CollectionStartEvent):
+            depth += 1
+            if depth > MAX_DEPTH:
+                line = event.start_mark.line + 1
+                raise YamlError(f"nesting deeper than {MAX_DEPTH} levels", line)
+        elif isinstance(event, yaml.CollectionEndEvent):
+            depth -= 1
 
 
 def load_located_file(path: Path) -> Located:

@@ -31,6 +31,7 @@ from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 
 from conformance import reference
+from conformance.cases import yaml_source
 from conformance.cases.case_model import CaseFile
 from conformance.cases.generators import GENERATORS
 from conformance.cases.loader import Case, CaseError, LoadedFile, load_case_text, shown_id
@@ -474,6 +475,13 @@ def test_mutated_cases(raw: bytes) -> None:
 
 
 # ----- the hostile inputs the issue names, each pinned -------------------------------------
+class _RefusingLoader(yaml.SafeLoader):
+    """Stands in for a libyaml that refuses every document, to drive the fallback path."""
+
+    def __init__(self, stream: Any) -> None:
+        raise yaml.YAMLError("refused by this libyaml")
+
+
 @pytest.mark.parametrize(
     ("text", "fragment"),
     [
@@ -488,8 +496,19 @@ def test_mutated_cases(raw: bytes) -> None:
     ],
     ids=["python-object", "python-name", "non-utf8", "nul", "deep", "deep-unclosed", "long-int"],
 )
-def test_hostile_file_is_one_located_error(text: str | bytes, fragment: str, tmp_path) -> None:
-    loaded = check_document(text if isinstance(text, bytes) else text.encode())
+@pytest.mark.parametrize("composer", ["libyaml", "pyyaml", "libyaml-refuses"])
+def test_hostile_file_is_one_located_error(
+    text: str | bytes, fragment: str, composer: str, tmp_path
+) -> None:
+    """Each hostile file is one located error whichever YAML composer the machine has.
+
+    ``pyyaml``: PyYAML built without libyaml. ``libyaml-refuses``: a libyaml that rejects the
+    document itself (a libyaml with a nesting limit of its own stops ``[`` × 2·10⁵ there), so the
+    pure-Python composer takes over; both once lost the line of a too-deep document.
+    """
+    fast = {"libyaml": yaml_source._FAST_LOADER, "pyyaml": None, "libyaml-refuses": _RefusingLoader}
+    with mock.patch.object(yaml_source, "_FAST_LOADER", fast[composer]):
+        loaded = check_document(text if isinstance(text, bytes) else text.encode())
     assert loaded.cases == [] and len(loaded.errors) == 1
     assert fragment in loaded.errors[0].message
     assert not (tmp_path / "pwned").exists() and not Path("pwned").exists()
@@ -561,7 +580,6 @@ def test_spd_blocks_are_checked_before_the_generator_loops() -> None:
 
 def test_libyaml_and_pure_python_read_every_bundled_file_alike() -> None:
     """The fast (libyaml) composer must give the same data and lines as PyYAML's own."""
-    from conformance.cases import yaml_source
     from conformance.records import known_failures
 
     assert yaml_source._FAST_LOADER is not None, "PyYAML without libyaml: the fast path is off"
