@@ -50,11 +50,12 @@ def is_float32_edge(case_id: str) -> bool:
 
 @dataclass(frozen=True)
 class DtypePoint:
-    """One float32 edge of an input: its label in the case id, and the number (exact in
-    float32)."""
+    """One float32 edge of an input: its label in the case id, the number (exact in float32),
+    and which end of the input's domain it stands for (``lower`` or ``upper``)."""
 
     label: str
     value: float
+    end: str
 
 
 def _interval_of(domain: str) -> Interval | None:
@@ -72,15 +73,15 @@ def range_points(domain: str) -> list[DtypePoint]:
     points: list[DtypePoint] = []
     if iv.integer:
         if not math.isfinite(iv.hi):
-            points.append(DtypePoint(f"{LABEL_PREFIX}exact-counts", EXACT_COUNTS))
+            points.append(DtypePoint(f"{LABEL_PREFIX}exact-counts", EXACT_COUNTS, "upper"))
         return points
     if iv.lo == 0.0:
         points += [
-            DtypePoint(f"{LABEL_PREFIX}smallest-normal", SMALLEST_NORMAL),
-            DtypePoint(f"{LABEL_PREFIX}subnormal", SUBNORMAL),
+            DtypePoint(f"{LABEL_PREFIX}smallest-normal", SMALLEST_NORMAL, "lower"),
+            DtypePoint(f"{LABEL_PREFIX}subnormal", SUBNORMAL, "lower"),
         ]
     if not math.isfinite(iv.hi):
-        points.append(DtypePoint(f"{LABEL_PREFIX}largest", LARGEST))
+        points.append(DtypePoint(f"{LABEL_PREFIX}largest", LARGEST, "upper"))
     return points
 
 
@@ -168,7 +169,7 @@ def underflow_points(
     for side, end in ends:
         found = underflow_value(log_prob, anchor_value, end, discrete)
         if found is not None:
-            points.append(DtypePoint(f"{LABEL_PREFIX}density-underflow-{side}", found))
+            points.append(DtypePoint(f"{LABEL_PREFIX}density-underflow-{side}", found, side))
     return points
 
 

@@ -278,7 +278,9 @@ def _dtype_moves(anchor: Case, base: dict[str, np.ndarray], value: np.ndarray) -
     if lower is None and upper is None:
         points = dtype_edges.range_points(support)
     else:  # an end the parameters set is no float32 limit; an unbounded one still is
-        points = [p for p in dtype_edges.range_points(support) if p.value >= 1.0 and upper is None]
+        points = [
+            p for p in dtype_edges.range_points(support) if p.end == "upper" and upper is None
+        ]
 
     def log_prob(x: float) -> float:
         with np.errstate(all="ignore"):

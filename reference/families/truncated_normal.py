@@ -125,24 +125,23 @@ class TruncatedNormal(Family):
         h, m = np.where(finite, 0.5 * width, 1.0), np.where(finite, 0.5 * (a + b), 0.0)
         narrow = finite & (h * (1.0 + np.abs(m)) <= NARROW)
         out = plain
-        if "high" in params:
-            high = params["high"]
-            left = (b <= 0.0) & ~narrow
-            sa, sb = np.where(left, a, -2.0), np.where(left, b, -1.0)
-            sw = np.where(left, np.where(np.isfinite(width), width, np.inf), 1.0)
+        # The interval below loc (b ≤ 0) is measured from high; one above loc (a ≥ 0) is the
+        # same computation mirrored (z → −z, (a, b) → (−b, −a)), measured from low.
+        for end, sign, in_tail in (("high", 1.0, b <= 0.0), ("low", -1.0, a >= 0.0)):
+            if end not in params:
+                continue
+            bound, use = params[end], in_tail & ~narrow
+            near, far = (b, a) if sign > 0 else (-a, -b)
+            sa, sb = np.where(use, far, -2.0), np.where(use, near, -1.0)
+            sw = np.where(use, np.where(np.isfinite(width), width, np.inf), 1.0)
             tail = _log_density_in_left_tail(
-                (value - high) / scale, ((value - loc) + (high - loc)) / scale, sa, sb, sw
+                sign * (value - bound) / scale,
+                sign * ((value - loc) + (bound - loc)) / scale,
+                sa,
+                sb,
+                sw,
             )
-            out = np.where(left, tail, out)
-        if "low" in params:
-            low = params["low"]
-            right = (a >= 0.0) & ~narrow
-            sa, sb = np.where(right, -b, -2.0), np.where(right, -a, -1.0)
-            sw = np.where(right, np.where(np.isfinite(width), width, np.inf), 1.0)
-            tail = _log_density_in_left_tail(
-                (low - value) / scale, -((value - loc) + (low - loc)) / scale, sa, sb, sw
-            )
-            out = np.where(right, tail, out)
+            out = np.where(use, tail, out)
         return out - np.log(scale)
 
     def support_ends(self, params, parametrization=None):
