@@ -26,11 +26,14 @@ from conformance import timing
 from conformance.versions import version_text
 
 ENV = "CONFORMANCE_JAX_CACHE"
+#: ``off``: no executable store, JAX's own cache kept (``--no-executable-store``).
+STORE_ENV = "CONFORMANCE_EXECUTABLE_STORE"
+_OFF = ("off", "0", "none", "false")
 
 
 def _root() -> Path | None:
     chosen = os.environ.get(ENV, "").strip()
-    if chosen.lower() in ("off", "0", "none", "false"):
+    if chosen.lower() in _OFF:
         return None
     if chosen:
         return Path(chosen).expanduser()

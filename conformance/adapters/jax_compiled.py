@@ -17,8 +17,22 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from conformance.adapters import jax_cache, jax_executables
+from conformance.adapters.base import import_dotted
 from conformance.adapters.jax_executables import argument_avals
 from conformance.registry import Binding
+
+
+def constructors(spec: Any) -> Iterator[Any]:
+    """The objects a binding's nested ``{call: ...}`` arguments name."""
+    if isinstance(spec, dict):
+        if "call" in spec:
+            yield import_dotted(spec["call"])
+        for value in spec.values():
+            yield from constructors(value)
+    elif isinstance(spec, list | tuple):
+        for value in spec:
+            yield from constructors(value)
+
 
 if TYPE_CHECKING:
     from conformance.adapters.numpyro_adapter import NumpyroAdapter
@@ -125,13 +139,22 @@ class CompiledFunctions:
         self._log_probs: dict[Hashable, Any] = {}
         self._bindings: dict[int, tuple[Binding, str]] = {}
 
+    def take_fingerprint(self) -> None:
+        """Fingerprint the live code this process traces, once (no-op without a store)."""
+        if jax_executables.store().directory is not None:
+            jax_executables.code_fingerprint(self.owner)
+
     def _binding_token(self, binding: Binding) -> str:
         # Bindings are long-lived registry objects holding dicts (they do not hash): named by
-        # content, the same in every process, looked up by identity (each entry keeps its
-        # binding alive, so an id is never reused for another binding).
+        # content, the same in every process, and, where executables are stored, by the live
+        # code of the distribution classes they reach; looked up by identity (each entry keeps
+        # its binding alive, so an id is never reused for another binding).
         found = self._bindings.get(id(binding))
         if found is None:
             token = hashlib.blake2b(binding.model_dump_json().encode(), digest_size=12)
+            if jax_executables.store().directory is not None:
+                roots = (import_dotted(binding.constructor), *constructors(binding.args))
+                token.update(jax_executables.binding_fingerprint(self.owner, roots).encode())
             found = self._bindings[id(binding)] = (binding, token.hexdigest())
         return found[1]
 

@@ -4,14 +4,18 @@ JAX's persistent cache (:mod:`conformance.adapters.jax_cache`) is keyed on the l
 so a warm run still traces and lowers every function for every new shape: most of a warm
 NumPyro item's time. This store keys an executable on what decides the trace instead — the
 function (adapter, operation, binding, static parameters), the arguments' shapes, dtypes and
-weak types, JAX's configuration, the source of everything the trace runs through (jax,
-numpyro, the suite's adapters and registry), the mutant applied, the backend and the CPU — and
+weak types, JAX's configuration, the code everything the trace runs through *is in this
+process* (jax, numpyro and the adapter as loaded and patched, the distribution classes the
+binding reaches; :mod:`conformance.adapters.live_code`), the backend and the CPU — and
 keeps JAX's own serialized executable, so the executable that runs is the one ``jax.jit``
 compiles (what users run), only not traced again. Facts the adapter records while tracing
 (distribution shapes) are kept beside it, since a loaded executable never traces.
 
 Entries are written atomically (a temporary file, then a rename), so every xdist worker shares
-one directory. ``CONFORMANCE_JAX_CACHE=off`` turns this store off with JAX's cache.
+one directory. ``CONFORMANCE_JAX_CACHE=off`` turns this store off with JAX's cache;
+``CONFORMANCE_EXECUTABLE_STORE=off`` (``--no-executable-store``) turns off only this store, so
+every function is traced and lowered again (JAX's own cache, keyed on the lowered program,
+still saves the compilation).
 """
 
 from __future__ import annotations
@@ -31,45 +35,74 @@ from pathlib import Path
 from typing import Any
 
 from conformance import timing
-from conformance.adapters import jax_cache
+from conformance.adapters import jax_cache, live_code
 from conformance.versions import version_text
 
 #: Bumped when an entry's layout changes.
 FORMAT = 1
 
 
-def _hash_files(digest: Any, root: Path, suffixes: tuple[str, ...]) -> None:
-    for folder, subfolders, files in os.walk(root):
-        subfolders.sort()
-        for name in sorted(files):
-            if name.endswith(suffixes):
-                path = Path(folder, name)
-                digest.update(str(path.relative_to(root)).encode())
-                digest.update(path.read_bytes())
+@functools.cache
+def code_scope(owner: type) -> live_code.CodeScope:
+    """The live code a trace of ``owner``'s functions can run: the packages it declares
+    (``traced_packages``: jax, numpyro), the modules of its classes and of the compiled-function
+    wrapper, the packages that keep settings in plain values (``setting_packages``), and the
+    framework's distribution classes hashed per binding (``distribution_base``)."""
+    modules = {c.__module__ for c in owner.__mro__ if c.__module__ != "builtins"}
+    modules.add(__name__.rpartition(".")[0] + ".jax_compiled")
+    return live_code.CodeScope(
+        packages=tuple(getattr(owner, "traced_packages", ())),
+        modules=tuple(sorted(modules)),
+        imports=tuple(getattr(owner, "traced_imports", ())),
+        settings=tuple(getattr(owner, "setting_packages", ())),
+        separable=getattr(owner, "distribution_base", None),
+    )
+
+
+def _sources(scope: live_code.CodeScope, packages: tuple[str, ...]) -> str:
+    """Versions, and the source contents (not times: a fresh clone or install must match) of
+    ``packages``' modules that the live fingerprint did not walk: not loaded yet (a trace may
+    import them later) or not walked at all (a compiled extension's Python part)."""
+    walked = {
+        str(Path(f).resolve())
+        for name, m in list(sys.modules.items())
+        if scope.walks(name) and (f := getattr(m, "__file__", None))
+    }
+    digest = hashlib.blake2b(digest_size=20)
+    for package in (*packages, "numpy"):
+        digest.update(f"{package}={version_text(package)};".encode())
+    for name in packages:
+        module = sys.modules.get(name) or importlib.import_module(name)
+        root = Path(module.__file__).resolve().parent
+        for folder, subfolders, files in os.walk(root):
+            subfolders.sort()
+            for file in sorted(files):
+                path = Path(folder, file)
+                if file.endswith(".py") and str(path) not in walked:
+                    digest.update(str(path.relative_to(root)).encode())
+                    digest.update(path.read_bytes())
+    return digest.hexdigest()
 
 
 @functools.cache
 def code_fingerprint(owner: type) -> str:
-    """Contents (not times: a fresh clone or install must match) of the code a trace of
-    ``owner``'s functions runs: jax and numpyro, the adapter's classes, the compiled-function
-    wrapper and, in a process that applies a mutant, the mutants (a binding's own content is in
-    each function's name, so the registry is not needed here). Without a mutant no mutant code
-    runs, so editing the mutant table does not empty every user's store."""
-    import conformance.mutants
+    """What the code a trace of ``owner``'s functions runs *is* in this process: the live
+    objects of every loaded module it can reach (patches, subclasses and globals included, see
+    :mod:`conformance.adapters.live_code`), and the installed sources of the rest
+    (``extension_packages``: jaxlib, whose Python half holds its run-time state and is not
+    walked). The framework's distribution classes are left to each binding's key
+    (:func:`binding_fingerprint`). Taken once per process, at its first compiled item."""
+    scope = code_scope(owner)
+    with timing.phase("code_fingerprint"):
+        live = live_code.live_code(scope).process()
+        extensions = tuple(getattr(owner, "extension_packages", ()))
+        return f"{live}:{_sources(scope, (*scope.packages, *extensions))}"
 
-    digest = hashlib.blake2b(digest_size=20)
-    for package in ("jax", "jaxlib", "numpyro", "numpy"):
-        digest.update(f"{package}={version_text(package)};".encode())
-    for name in ("jax", "numpyro"):
-        module = sys.modules.get(name) or importlib.import_module(name)
-        _hash_files(digest, Path(module.__file__).parent, (".py",))
-    if os.environ.get(conformance.mutants.ENV):
-        _hash_files(digest, Path(conformance.mutants.__file__).parent, (".py",))
-    files = {str(Path(__file__).with_name("jax_compiled.py"))}
-    files.update(getattr(sys.modules.get(c.__module__), "__file__", None) for c in owner.__mro__)
-    for file in sorted(f for f in files if f and f.endswith(".py")):
-        digest.update(Path(file).read_bytes())
-    return digest.hexdigest()
+
+def binding_fingerprint(owner: type, roots: tuple[Any, ...]) -> str:
+    """The distribution classes a binding's constructors (``roots``) reach, as they are now."""
+    with timing.phase("code_fingerprint"):
+        return live_code.live_code(code_scope(owner)).reach(roots)
 
 
 @functools.cache
@@ -152,7 +185,6 @@ class ExecutableStore:
             _configuration(),
             _backend(device),
             _machine(),
-            os.environ.get("CONFORMANCE_MUTANT", ""),
         )
         return hashlib.blake2b(repr(parts).encode(), digest_size=20).hexdigest()
 

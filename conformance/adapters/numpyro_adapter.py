@@ -52,6 +52,24 @@ class NumpyroAdapter(Adapter):
     validation = "params"
     registry_name = "numpyro"
     family_module = "numpyro.distributions"
+    # What a compiled function's trace can run, for the executable store's key
+    # (conformance.adapters.jax_executables.code_scope): these packages' loaded modules, live;
+    # jaxlib by version and source (a compiled extension whose Python half is run-time state);
+    # the modules traces import lazily, imported first so every process walks the same set;
+    # NumPyro keeps settings in module globals and class attributes (enable_validation), JAX in
+    # jax.config (keyed by itself); distribution classes hashed per binding, as far as its
+    # constructor reaches.
+    traced_packages: ClassVar[tuple[str, ...]] = ("jax", "numpyro")
+    extension_packages: ClassVar[tuple[str, ...]] = ("jaxlib",)
+    traced_imports: ClassVar[tuple[str, ...]] = (
+        "numpyro.primitives",
+        "numpyro.handlers",
+        "numpyro.contrib.control_flow.scan",
+        "numpyro.contrib.control_flow.cond",
+        "jax.experimental.serialize_executable",
+    )
+    setting_packages: ClassVar[tuple[str, ...]] = ("numpyro",)
+    distribution_base: ClassVar[str] = "numpyro.distributions.Distribution"
 
     def reproducer(self) -> Dialect | None:
         return JaxDialect(compiled=self.evaluates_compiled())
@@ -73,6 +91,9 @@ class NumpyroAdapter(Adapter):
     def precision(self, dtype: str) -> Iterator[None]:
         jax_cache.configure()
         jax_lowering.share_context()
+        # Before anything is traced: the code patched at start-up (sitecustomize, a session
+        # fixture) is what the executable store keys on, the same set in every process.
+        self._functions.take_fingerprint()
         # Entered once per item: a log_prob remembered from a gradient serves only the parts of
         # the same item, so no item's result depends on which item ran before it.
         self._functions.forget_log_probs()

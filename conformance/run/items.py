@@ -23,7 +23,7 @@ from conformance.checks.subject import FrameworkError, Subject
 from conformance.expect.materialize import CaseInputError
 from conformance.records import known_failures, reproducer
 from conformance.records.results import RESULT_KEY, STATIC_KEY
-from conformance.run import robustness
+from conformance.run import project_fixtures, robustness
 from conformance.run.plan import (
     CaseErrorSpec,
     CheckSpec,
@@ -145,6 +145,9 @@ class ConformanceItem(_Item):
         elif settings.item_timeout:  # pytest-timeout switched off (-p no:timeout): ours alone
             in_worker = hasattr(self.config, "workerinput")
             setattr(self, robustness.TIMER_ATTR, (settings.item_timeout, in_worker))
+
+    def setup(self) -> None:
+        project_fixtures.fill(self)
 
     def runtest(self) -> None:
         reason = _cached_unavailable(self.adapter) or _cached_device(self.adapter, self.device)

@@ -138,6 +138,15 @@ def add_options(add: Callable[..., Any]) -> None:
         "CONFORMANCE_MEMORY_BUDGET)",
     )
     add(
+        "--no-executable-store",
+        action="store_true",
+        default=None,
+        help="trace and lower every compiled function again instead of loading what an "
+        "earlier run stored (the compilation cache stays on): for code changed in ways the "
+        "store cannot see, e.g. patched inside an item (docs/running.md; also "
+        "CONFORMANCE_EXECUTABLE_STORE=off)",
+    )
+    add(
         "--crash-retries",
         metavar="N",
         help="run an item that crashed its worker up to N more times on a fresh worker; it "

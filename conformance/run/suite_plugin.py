@@ -97,6 +97,8 @@ def pytest_configure(config: pytest.Config) -> None:
     if problems:
         raise pytest.UsageError("; ".join(problems))
     config.stash[SETTINGS_KEY] = settings
+    if getattr(config.option, "no_executable_store", None):
+        os.environ[jax_cache.STORE_ENV] = "off"  # xdist workers inherit it
     config.stash[FACTORY_KEY] = SubjectFactory(settings.device, settings.property_examples)
     config.pluginmanager.register(timing_plugin.TimingPlugin(config), "conformance-timing")
     if not hasattr(config, "workerinput"):
