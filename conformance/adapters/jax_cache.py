@@ -52,7 +52,10 @@ def cache_dir() -> Path | None:
 def executables_dir() -> Path | None:
     """Where the suite keeps executables found before tracing
     (:mod:`conformance.adapters.jax_executables`): one directory for every worker, off with
-    JAX's cache and on the jaxlib releases that keep JAX's cache off."""
+    JAX's cache, on the jaxlib releases that keep JAX's cache off, and with
+    ``CONFORMANCE_EXECUTABLE_STORE=off`` (``--no-executable-store``)."""
+    if os.environ.get(STORE_ENV, "").strip().lower() in _OFF:
+        return None
     root = _root()
     jaxlib = version_text("jaxlib")
     if root is None or not cache_is_safe(jaxlib):

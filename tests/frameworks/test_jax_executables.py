@@ -145,6 +145,17 @@ def test_an_unreadable_entry_is_compiled_again_and_replaced(tmp_path) -> None:
     assert probe(tmp_path)["traces"] == 0
 
 
+def test_the_store_alone_off_keeps_jax_cache(tmp_path) -> None:
+    """``CONFORMANCE_EXECUTABLE_STORE=off`` (``--no-executable-store``): every function is
+    traced again, JAX's own cache keeps the compiled programs."""
+    first = probe(tmp_path, CONFORMANCE_EXECUTABLE_STORE="off")
+    assert not store_entries(tmp_path)
+    assert any((tmp_path / "cache").rglob("*")), "JAX's cache is still on"
+    again = probe(tmp_path, CONFORMANCE_EXECUTABLE_STORE="off")
+    assert again["traces"] > 0 and again["log_prob"] == first["log_prob"]
+    assert "executable_store_hits" not in again["counts"]
+
+
 def test_off_with_jax_cache(tmp_path) -> None:
     probe(tmp_path, CONFORMANCE_JAX_CACHE="off")
     assert not (tmp_path / "cache").exists()

@@ -120,10 +120,17 @@ def project(tmp_path_factory) -> Path:
     return root
 
 
-def run(project: Path, *, patch: str | None = None, store: bool = True, cwd: Path | None = None):
+def run(
+    project: Path,
+    *,
+    patch: str | None = None,
+    store: bool = True,
+    cwd: Path | None = None,
+    extra: tuple[str, ...] = (),
+):
     """One fresh run of the probe cases: (outcome per item, the store's counts)."""
     where = cwd or project
-    results = where / "out" / f"{patch}-{store}.json"
+    results = where / "out" / f"{patch}-{store}-{len(extra)}.json"
     env = {
         **os.environ,
         "CONFORMANCE_JAX_CACHE": str(project / "store") if store else "off",
@@ -147,6 +154,7 @@ def run(project: Path, *, patch: str | None = None, store: bool = True, cwd: Pat
             f"--results={results}",
             "-p",
             "no:cacheprovider",
+            *extra,
         ],
         cwd=where,
         env=env,
@@ -157,7 +165,11 @@ def run(project: Path, *, patch: str | None = None, store: bool = True, cwd: Pat
     assert done.returncode in (0, 1), done.stdout[-3000:] + done.stderr[-3000:]
     data = json.loads(results.read_text())
     outcomes = {r["nodeid"]: r["outcome"] for r in data["records"]}
-    counts = data["run"]["timing"]["controller"]["counts"]
+    timing = data["run"]["timing"]
+    counts: dict[str, int] = {}
+    for process in [timing["controller"], *timing["workers"].values()]:
+        for name, n in process["counts"].items():
+            counts[name] = counts.get(name, 0) + n
     assert len(outcomes) == 4, outcomes
     return outcomes, counts
 
@@ -198,3 +210,13 @@ def test_a_patch_the_items_do_not_reach_leaves_the_store_warm(project, warm) -> 
     assert outcomes == warm
     assert "executable_store_writes" not in counts, "Gamma's patch emptied Normal's entries"
     assert counts.get("executable_store_hits", 0) > 0
+
+
+def test_no_executable_store_traces_everything_again(project, warm) -> None:
+    """The way out for what the store cannot see: every xdist worker traces afresh."""
+    outcomes, counts = run(project, patch="shift", extra=("--no-executable-store", "-n", "2"))
+    off_outcomes, _ = run(project, patch="shift", store=False)
+    assert outcomes == off_outcomes
+    assert not any(k.startswith("executable_store") for k in counts), counts
+    _, counts = run(project, extra=("-n", "2"))
+    assert counts.get("executable_store_hits", 0) > 0, "the workers' counts are read"
