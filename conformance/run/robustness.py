@@ -34,6 +34,7 @@ import os
 import re
 import signal
 import threading
+import time
 import traceback
 from collections.abc import Iterator
 from pathlib import Path
@@ -52,8 +53,15 @@ class ItemTimeout(BaseException):
 
 
 def hard_timeout(timeout: float) -> float:
-    """When a worker stuck outside Python is ended: the soft timeout plus a grace period."""
+    """When a worker stuck outside Python is ended, at the earliest: the soft timeout plus a
+    grace period (at the latest :data:`WATCHDOG_LEASE` s later, see :class:`_Watchdog`)."""
     return timeout * 1.25 + 5.0
+
+
+#: How long faulthandler's watchdog stays armed across consecutive case items before it is
+#: armed again (each arming starts a thread and each cancel joins it: about 1.3 ms, once per
+#: item that was 38 s of a warm full run's worker time).
+WATCHDOG_LEASE = 5.0
 
 
 def parse_size(text: str) -> int | None:
@@ -106,15 +114,47 @@ def time_limit(timeout: float | None, hard: bool) -> Iterator[None]:
         signal.setitimer(signal.ITIMER_REAL, timeout)
     dump = _dump.get("file") if hard else None
     if dump is not None:
-        faulthandler.dump_traceback_later(hard_timeout(timeout), exit=True, file=dump)
+        _watchdog.arm(hard_timeout(timeout), dump)
     try:
         yield
     finally:
         if on_main:
             signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, previous)
-        if dump is not None:
+
+
+class _Watchdog:
+    """faulthandler's C watchdog, leased across consecutive case items.
+
+    Armed for ``hard + lease`` seconds and armed again only once the lease has run out, so an
+    item started within the lease still has at least ``hard`` seconds, and at most
+    ``hard + lease``. Released (:func:`release_watchdog`) after an item that no case item
+    follows: a worker waiting for work, or running a project's own tests, is never ended.
+    """
+
+    def __init__(self) -> None:
+        self.armed_at: float | None = None
+        self.seconds = 0.0
+
+    def arm(self, hard: float, dump: Any) -> None:
+        now = time.monotonic()
+        seconds = hard + WATCHDOG_LEASE
+        if self.armed_at is None or now - self.armed_at > WATCHDOG_LEASE or seconds != self.seconds:
+            faulthandler.dump_traceback_later(seconds, exit=True, file=dump)
+            self.armed_at, self.seconds = now, seconds
+
+    def release(self) -> None:
+        if self.armed_at is not None:
             faulthandler.cancel_dump_traceback_later()
+            self.armed_at = None
+
+
+_watchdog = _Watchdog()
+
+
+def release_watchdog() -> None:
+    """No case item follows this one (see :class:`_Watchdog`)."""
+    _watchdog.release()
 
 
 # ----- worker side: dump file, memory limit -------------------------------------------------
@@ -138,6 +178,7 @@ def start_worker(workerinput: dict, memory_limit: int | None) -> None:
 def stop_worker() -> None:
     """At the end of an xdist worker's session: no item can crash it any more, so the dump file
     is closed (left to interpreter exit, it was reported as an unclosed file)."""
+    release_watchdog()
     fh = _dump.pop("file", None)
     if fh is not None:
         faulthandler.disable()
@@ -198,7 +239,8 @@ def crash_result(message: str, dump: str, timeout: float | None) -> dict:
     worker (faulthandler's dump starts with ``Timeout (``), else ``crash``."""
     if dump.startswith("Timeout ("):
         limit = (
-            f" (--item-timeout {timeout:g} s, ended after {hard_timeout(timeout):g} s)"
+            f" (--item-timeout {timeout:g} s, ended after {hard_timeout(timeout):g} to "
+            f"{hard_timeout(timeout) + WATCHDOG_LEASE:g} s)"
             if timeout
             else ""
         )

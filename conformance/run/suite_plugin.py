@@ -164,8 +164,11 @@ def pytest_timeout_set_timer(item: pytest.Item, settings) -> bool | None:
 _MEMORY_GUARD = pytest.StashKey[memory.MemoryGuard]()
 
 
-def pytest_runtest_teardown(item: pytest.Item) -> None:
-    """After each case item: release compiled code if the process outgrew its budget."""
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> None:
+    """After each case item: release compiled code if the process outgrew its budget. The
+    hard-timeout watchdog stays armed only from one case item to the next."""
+    if not isinstance(nextitem, ConformanceItem):
+        robustness.release_watchdog()
     if isinstance(item, ConformanceItem):
         stash = item.config.stash
         if _MEMORY_GUARD not in stash:
