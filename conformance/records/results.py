@@ -12,7 +12,7 @@ import math
 import os
 import re
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -207,10 +207,34 @@ def strict_json(value: Any) -> Any:
     return value
 
 
+def _encoded(value: Any) -> str:
+    """``value`` as compact JSON by the C encoder; NaN and ±inf as :func:`strict_json` writes
+    them (only values that hold one take that slower path)."""
+    try:
+        return json.dumps(value, allow_nan=False, default=str, separators=(",", ":"))
+    except ValueError:
+        return json.dumps(strict_json(value), allow_nan=False, default=str, separators=(",", ":"))
+
+
+def _results_text(payload: dict) -> Iterator[str]:
+    """A results payload as JSON: the run's header indented, one record per line (diffable,
+    greppable, and written by the C encoder: an indented dump of a full run's 28,559 records
+    took 5 s of the controller's time, with every item done)."""
+    records = payload.get("records")
+    if not isinstance(records, list):
+        yield json.dumps(strict_json(payload), indent=1, allow_nan=False, default=str)
+        return
+    head = {k: v for k, v in payload.items() if k != "records"}
+    yield json.dumps(strict_json(head), indent=1, allow_nan=False, default=str)[:-2]
+    yield ',\n "records": [' if head else '{\n "records": ['
+    for i, record in enumerate(records):
+        yield ("\n  " if i == 0 else ",\n  ") + _encoded(record)
+    yield "\n ]\n}" if records else "]\n}"
+
+
 def write_atomic(path: str | Path, payload: dict) -> None:
     """Write JSON to a temporary file in the same directory, then rename it into place."""
     path = Path(path)
-    payload = strict_json(payload)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     umask = os.umask(0)
@@ -218,7 +242,7 @@ def write_atomic(path: str | Path, payload: dict) -> None:
     os.chmod(tmp, 0o666 & ~umask)  # mkstemp's 0600 would hide the file from CI artifact readers
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(payload, fh, indent=1, allow_nan=False, default=str)
+            fh.writelines(_results_text(payload))
             fh.write("\n")
             fh.flush()
             os.fsync(fh.fileno())

@@ -50,7 +50,10 @@ class KnownFailureRaised(ConformanceProblem):
     """A failure of the kind a known-failure entry expects: the item's xfail marker takes it."""
 
 
-class _Item(pytest.Item):
+class CaseItem(pytest.Item):
+    """Every item of a case file: its record's fields travel as JSON properties (see
+    :mod:`conformance.records.results`)."""
+
     def _add_static(self, **static: Any) -> None:
         self.user_properties.append((STATIC_KEY, json.dumps(static)))
 
@@ -116,7 +119,7 @@ def _own_warning_filters():
         yield
 
 
-class ConformanceItem(_Item):
+class ConformanceItem(CaseItem):
     """One :class:`~conformance.run.plan.CheckSpec` run by pytest."""
 
     def __init__(self, *, spec: CheckSpec, **kwargs: Any) -> None:
@@ -238,7 +241,7 @@ class ConformanceItem(_Item):
             return self.check.run(subject)
 
 
-class InvalidCaseItem(_Item):
+class InvalidCaseItem(CaseItem):
     """A case (or file) that could not be loaded: fails with the located message."""
 
     def __init__(self, *, spec: CaseErrorSpec, **kwargs: Any) -> None:
@@ -252,7 +255,7 @@ class InvalidCaseItem(_Item):
         raise ConformanceProblem(str(self.error), "case_error")
 
 
-class UnsupportedItem(_Item):
+class UnsupportedItem(CaseItem):
     """A framework that does not offer this family/parametrisation/input: skipped with why."""
 
     def __init__(self, *, spec: UnsupportedSpec, **kwargs: Any) -> None:

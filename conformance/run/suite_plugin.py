@@ -34,7 +34,13 @@ from conformance.records.results import (
 from conformance.report.junit import default_junitxml
 from conformance.report.publish import publish_after_run
 from conformance.run import gc_policy, memory, robustness, timing_plugin
-from conformance.run.items import FACTORY_KEY, SETTINGS_KEY, CaseFileCollector, ConformanceItem
+from conformance.run.items import (
+    FACTORY_KEY,
+    SETTINGS_KEY,
+    CaseFileCollector,
+    CaseItem,
+    ConformanceItem,
+)
 from conformance.run.options import CASE_SUFFIXES
 from conformance.run.settings import Settings, SettingsError, split_list
 from conformance.run.subject_factory import SubjectFactory
@@ -162,6 +168,19 @@ def pytest_timeout_set_timer(item: pytest.Item, settings) -> bool | None:
 
 
 _MEMORY_GUARD = pytest.StashKey[memory.MemoryGuard]()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> pytest.TestReport:
+    """Each of an item's record fields travels once: the static ones with its setup report,
+    the result with its call report. pytest copies an item's properties into all three
+    reports, and an xdist worker sends each to the controller (about 2 KB of JSON a report:
+    25 s of a warm full run's worker time went into sending them)."""
+    report = yield
+    if call.when != "setup" and isinstance(item, CaseItem):
+        dropped = (STATIC_KEY,) if call.when == "call" else (STATIC_KEY, RESULT_KEY)
+        report.user_properties = [(k, v) for k, v in report.user_properties if k not in dropped]
+    return report
 
 
 def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> None:
