@@ -275,12 +275,22 @@ class _Tokens:
             self.full(fn.__defaults__),
             self.full(fn.__kwdefaults__),
             self.full(tuple(_cell(c) for c in fn.__closure__ or ())),
-            self.full(fn.__dict__),
+            self.full(self._attributes(fn)),
         ]
         if self.origins.users(fn.__module__):
             # Nothing else walks a patch's module: what it names is part of what it is.
             parts.extend(self._entries(self._named(fn), self.full))
         return _digest(*parts)
+
+    def _attributes(self, fn: types.FunctionType) -> dict[str, Any]:
+        """A function's attributes; of an installed module's function (the standard library's,
+        another package's) only the function it wraps: other packages tag those with their own
+        state (importing torch sets ``enum.Enum.__new__._torchscript_modifier``, which made
+        every process that had imported torch key its executables apart from those that had
+        not)."""
+        if self.origins.walked(fn.__module__) or self.origins.users(fn.__module__):
+            return fn.__dict__
+        return {k: v for k, v in fn.__dict__.items() if k == "__wrapped__"}
 
     def _named(self, fn: types.FunctionType) -> Iterator[tuple[str, Any]]:
         """The globals ``fn``'s code names, and the attributes it names of the user's modules

@@ -30,6 +30,7 @@ FAKEFW = {
     """,
     "util.py": """
         import functools
+        from textwrap import dedent  # an installed function the framework names
 
         def clamp(x):
             return min(max(x, 0.0), 1.0)
@@ -215,6 +216,15 @@ def test_run_time_state_of_a_package_without_settings_does_not_count(fakefw, mon
     assert fingerprints(fakefw, settings=())["process"] != before["process"]
 
 
+def test_another_packages_tag_on_an_installed_function_does_not_count(fakefw, monkeypatch) -> None:
+    """Importing torch tags ``enum.Enum.__new__`` (``_torchscript_modifier``): processes that had
+    imported it keyed every executable apart from those that had not, so a run whose items
+    were shared out differently compiled afresh. Installed code is versioned, not walked."""
+    before = fingerprints(fakefw)
+    monkeypatch.setattr(textwrap.dedent, "_other_packages_tag", "drop", raising=False)
+    assert fingerprints(fakefw) == before
+
+
 PROBE = textwrap.dedent(
     """
     import json, sys
@@ -229,6 +239,12 @@ PROBE = textwrap.dedent(
 
         jax.jit(lambda x: jnp.sin(x) * 2)(jnp.ones(3))
         jax.grad(lambda x: jnp.exp(x))(1.0)
+    if sys.argv[1] == "after-torch":  # a worker that ran torch and GPyTorch items first
+        import gpytorch
+        import torch
+
+        torch.distributions.Normal(0.0, 1.0).log_prob(torch.tensor(0.5))
+        gpytorch.distributions.MultivariateNormal(torch.zeros(2), torch.eye(2))
     if sys.argv[1] == "mutant":
         from conformance.mutants import activate
 
@@ -262,11 +278,13 @@ def probe(how: str, seed: str) -> dict:
 
 
 def test_numpyros_fingerprints_are_the_same_in_every_process() -> None:
-    """Another hash seed, and JAX's backends, lowering and caches warmed before: the same
-    fingerprints (otherwise every process would miss the store)."""
+    """Another hash seed; JAX's backends, lowering and caches warmed before; torch and GPyTorch
+    imported and run before: the same fingerprints (otherwise a process would miss the store
+    for entries another process filled)."""
     first = probe("plain", "1")
     assert len(first) > 40
     assert probe("after-jax-ran", "2") == first
+    assert probe("after-torch", "3") == first
 
 
 def test_a_mutant_changes_the_keys_without_the_store_knowing_of_mutants() -> None:
