@@ -10,6 +10,16 @@ resident set exceeds ``--memory-budget``, every framework used so far drops its 
 caches (:meth:`~conformance.adapters.base.Adapter.release_caches`) and the allocator returns
 the freed pages. Executables still needed are rebuilt (from JAX's persistent cache when it is
 on). Nothing an item computes depends on this: it only changes what stays cached.
+
+Memory is not the only limit. Every XLA CPU executable holds its own memory mappings (code
+and data sections: a NumPyro-only process grew by about 1,100 mappings a second), and Linux
+refuses a process more than ``vm.max_map_count`` of them (65,530 by default): past that an
+``mmap`` inside XLA's compiler fails and the process dies (measured: ``conformance run -n 0
+--framework=numpyro --shard=1/4 --memory-budget=off`` segfaulted in ``backend_compile_and_load``
+at 54,653 mappings and 3.0 GB). So the guard also releases when the mappings pass
+:data:`MAPPING_SHARE` of the limit, whatever the budget (``off`` included). Counting them reads
+``/proc/self/maps`` (milliseconds with tens of thousands of lines), so it is done at most once
+per :data:`MAPPING_CHECK_S`.
 """
 
 from __future__ import annotations
@@ -18,11 +28,17 @@ import ctypes
 import ctypes.util
 import functools
 import os
+import time
 from typing import Any
 
 from conformance import timing
 
 DEFAULT_BUDGET = 2 << 30
+#: Release once the process holds this share of the mappings the kernel allows it.
+MAPPING_SHARE = 0.75
+#: Seconds between two counts of the mappings (growth measured: about 1,100 a second, so a
+#: count a second leaves a margin of over ten seconds at the default limit).
+MAPPING_CHECK_S = 1.0
 
 
 def resident_bytes() -> int | None:
@@ -46,6 +62,25 @@ def _malloc_trim() -> Any:
         return None
 
 
+def mapping_count() -> int | None:
+    """How many memory mappings this process holds, or None where /proc is not there."""
+    try:
+        with open("/proc/self/maps", "rb") as f:
+            return sum(chunk.count(b"\n") for chunk in iter(lambda: f.read(1 << 20), b""))
+    except OSError:
+        return None
+
+
+@functools.cache
+def mapping_limit() -> int | None:
+    """The kernel's limit on a process's mappings (``vm.max_map_count``), or None."""
+    try:
+        with open("/proc/sys/vm/max_map_count", encoding="ascii") as f:
+            return int(f.read().strip())
+    except (OSError, ValueError):
+        return None
+
+
 def _trim() -> None:
     """Return freed heap pages to the OS (glibc's ``malloc_trim``; elsewhere nothing)."""
     trim = _malloc_trim()
@@ -54,19 +89,19 @@ def _trim() -> None:
 
 
 class MemoryGuard:
-    """Checks the resident set after each item and releases caches above ``budget`` bytes."""
+    """Checks the process after each item and releases caches above ``budget`` bytes resident,
+    or above :data:`MAPPING_SHARE` of ``max_mappings`` (default: the kernel's limit)."""
 
-    def __init__(self, budget: int | None) -> None:
+    def __init__(self, budget: int | None, max_mappings: int | str | None = "kernel") -> None:
         self.budget = budget
+        self.max_mappings = mapping_limit() if max_mappings == "kernel" else max_mappings
         self.releases = 0
         self._used: dict[str, Any] = {}
+        self._mappings_checked = float("-inf")
 
     def after_item(self, adapter: Any) -> None:
-        if self.budget is None:
-            return
         self._used.setdefault(adapter.name, adapter)
-        rss = resident_bytes()
-        if rss is None or rss <= self.budget:
+        if not (self._over_budget() or self._over_mappings()):
             return
         with timing.phase("memory"):
             for used in self._used.values():
@@ -74,3 +109,22 @@ class MemoryGuard:
             _trim()
         self.releases += 1
         timing.count("memory_releases")
+
+    def _over_budget(self) -> bool:
+        if self.budget is None:
+            return False
+        rss = resident_bytes()
+        return rss is not None and rss > self.budget
+
+    def _over_mappings(self) -> bool:
+        if not isinstance(self.max_mappings, int):
+            return False
+        now = time.monotonic()
+        if now - self._mappings_checked < MAPPING_CHECK_S:
+            return False
+        self._mappings_checked = now
+        count = mapping_count()
+        if count is None or count <= MAPPING_SHARE * self.max_mappings:
+            return False
+        timing.count("memory_releases_for_mappings")
+        return True

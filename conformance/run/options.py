@@ -135,7 +135,8 @@ def add_options(add: Callable[..., Any]) -> None:
         metavar="SIZE",
         help="between items, when a process's resident memory exceeds SIZE, drop the "
         "frameworks' compiled-code caches and return the memory (default 2G, off; "
-        "CONFORMANCE_MEMORY_BUDGET)",
+        "CONFORMANCE_MEMORY_BUDGET); with any budget, off too, they are also dropped near "
+        "the kernel's limit on memory mappings (vm.max_map_count), past which XLA crashes",
     )
     add(
         "--no-executable-store",

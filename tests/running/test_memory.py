@@ -52,9 +52,44 @@ def test_guard_releases_every_framework_used_only_above_its_budget() -> None:
     tight.after_item(second)
     # The second release also reaches the framework used before.
     assert (first.released, second.released, tight.releases) == (2, 1, 2)
-    off = memory.MemoryGuard(budget=None)
+    off = memory.MemoryGuard(budget=None, max_mappings=None)
     off.after_item(first)
     assert first.released == 2
+
+
+def test_guard_releases_near_the_kernels_mapping_limit_whatever_the_budget(monkeypatch) -> None:
+    """Past ``vm.max_map_count`` an mmap in XLA's compiler fails and the process dies, budget or
+    not; the mappings are counted at most once a second."""
+    assert memory.mapping_limit() is not None and memory.mapping_count() > 10
+    adapter = RecordingAdapter()
+    crowded = memory.MemoryGuard(budget=None, max_mappings=10)
+    crowded.after_item(adapter)
+    crowded.after_item(adapter)  # within the second: not counted again
+    assert (adapter.released, crowded.releases) == (1, 1)
+    monkeypatch.setattr(memory, "MAPPING_CHECK_S", 0.0)
+    crowded.after_item(adapter)
+    assert adapter.released == 2
+    roomy = memory.MemoryGuard(budget=None, max_mappings=1 << 40)
+    roomy.after_item(adapter)
+    assert adapter.released == 2
+    assert memory.MemoryGuard(budget=None).max_mappings == memory.mapping_limit()
+
+
+def test_releasing_numpyros_caches_returns_xlas_mappings() -> None:
+    """What the mapping guard counts on: each compiled executable holds mappings of its own,
+    and a release hands them back."""
+    jax = pytest.importorskip("jax")
+    import jax.numpy as jnp
+
+    f = jax.jit(lambda x: jnp.log(x) * 2 + jnp.sin(x))
+    before = memory.mapping_count()
+    for n in range(1, 151):
+        f(jnp.ones(n)).block_until_ready()
+    grown = memory.mapping_count()
+    assert grown - before >= 150
+    guard = memory.MemoryGuard(budget=None, max_mappings=1)
+    guard.after_item(all_adapters()["numpyro"])
+    assert memory.mapping_count() < grown - 100
 
 
 def test_numpyro_release_drops_jax_executables() -> None:
