@@ -56,3 +56,33 @@ def test_tiny_bench_measures_suite_baseline_and_phases(tmp_path) -> None:
         collection["collection_s"] * 5000 / collection["items"], 3
     )
     assert "bare loop" in proc.stdout and "target" in proc.stdout
+
+
+def test_targets_follow_the_selection_they_are_set_for() -> None:
+    """The full default run is held to 400 s and 150 items/s, --quick to 60 s warm and 150 s
+    cold; other selections to neither (a 60 s bound on a shard or one framework means nothing)."""
+    from conformance.bench.runner import run_targets, summarise
+
+    full = run_targets([], cold=False)
+    assert {k: v[1:] for k, v in full.items()} == {
+        "wall_s_n2": (400.0, False),
+        "items_per_s_n2": (150.0, True),
+    }
+    assert run_targets(["--quick"], cold=False)["wall_s_n2"][1] == 60.0
+    assert run_targets(["--quick"], cold=True)["wall_s_n2"][1] == 150.0
+    assert run_targets(["--framework=torch"], cold=False) == {}
+    assert run_targets([], cold=True) == {}
+
+    def run(wall: float, items: int) -> dict:
+        return {
+            "workers": 2, "wall_s": wall, "items": items, "items_per_s": round(items / wall, 1),
+            "collection_s": 1.0, "phases_s": {"oracle": 1.0, "framework": 10.0},
+            "included_s": {}, "oracle_share": 0.05, "memory_releases": 0,
+            "peak_rss_mb": 2000.0, "report_s": 1.0,
+        }  # fmt: skip
+
+    fast = summarise([run(180.0, 28_800)], [], [1.0], [], full)["targets"]
+    assert fast["wall_s_n2"]["met"] and fast["items_per_s_n2"]["met"]
+    slow = summarise([run(230.0, 28_800)], [], [1.0], [], full)["targets"]
+    assert slow["wall_s_n2"]["met"] and not slow["items_per_s_n2"]["met"]
+    assert slow["items_per_s_n2"]["measured"] == 125.2
