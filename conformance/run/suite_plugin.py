@@ -33,7 +33,7 @@ from conformance.records.results import (
 )
 from conformance.report.junit import default_junitxml
 from conformance.report.publish import publish_after_run
-from conformance.run import gc_policy, memory, robustness, timing_plugin
+from conformance.run import gc_policy, memory, robustness, scheduling, timing_plugin
 from conformance.run.items import (
     FACTORY_KEY,
     SETTINGS_KEY,
@@ -165,6 +165,12 @@ def pytest_timeout_set_timer(item: pytest.Item, settings) -> bool | None:
         return None
     robustness.set_item_timer(item, settings.timeout, hard=hasattr(item.config, "workerinput"))
     return True
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log) -> object | None:
+    """Contiguous shares instead of xdist's one-at-a-time ``load`` (see :mod:`scheduling`)."""
+    return scheduling.make_scheduler(config, log)
 
 
 _MEMORY_GUARD = pytest.StashKey[memory.MemoryGuard]()

@@ -59,20 +59,32 @@ def test_guard_releases_every_framework_used_only_above_its_budget() -> None:
 
 def test_guard_releases_near_the_kernels_mapping_limit_whatever_the_budget(monkeypatch) -> None:
     """Past ``vm.max_map_count`` an mmap in XLA's compiler fails and the process dies, budget or
-    not; the mappings are counted at most once a second."""
+    not. Counting the mappings costs milliseconds, so the next count waits until the fastest
+    growth could have reached the threshold (and at least a second)."""
     assert memory.mapping_limit() is not None and memory.mapping_count() > 10
-    adapter = RecordingAdapter()
-    crowded = memory.MemoryGuard(budget=None, max_mappings=10)
-    crowded.after_item(adapter)
-    crowded.after_item(adapter)  # within the second: not counted again
-    assert (adapter.released, crowded.releases) == (1, 1)
-    monkeypatch.setattr(memory, "MAPPING_CHECK_S", 0.0)
-    crowded.after_item(adapter)
-    assert adapter.released == 2
-    roomy = memory.MemoryGuard(budget=None, max_mappings=1 << 40)
-    roomy.after_item(adapter)
-    assert adapter.released == 2
     assert memory.MemoryGuard(budget=None).max_mappings == memory.mapping_limit()
+    clock, counted, held = [1000.0], [], [30_000]
+    monkeypatch.setattr(memory.time, "monotonic", lambda: clock[0])
+    monkeypatch.setattr(memory, "mapping_count", lambda: counted.append(clock[0]) or held[0])
+    adapter = RecordingAdapter()
+    guard = memory.MemoryGuard(budget=None, max_mappings=60_000)  # releases above 45,000
+    guard.after_item(adapter)
+    assert counted == [1000.0] and adapter.released == 0
+    clock[0] += 7.0  # 15,000 to go at 2,000 a second: not before 7.5 s
+    guard.after_item(adapter)
+    assert counted == [1000.0]
+    clock[0] += 1.0
+    held[0] = 50_000
+    guard.after_item(adapter)
+    assert counted == [1000.0, 1008.0] and (adapter.released, guard.releases) == (1, 1)
+    clock[0] += 0.5  # past the threshold: counted again a second later, not before
+    guard.after_item(adapter)
+    clock[0] += 0.6
+    guard.after_item(adapter)
+    assert counted == [1000.0, 1008.0, 1009.1] and adapter.released == 2
+    never = memory.MemoryGuard(budget=None, max_mappings=None)
+    never.after_item(adapter)
+    assert adapter.released == 2 and len(counted) == 3
 
 
 def test_releasing_numpyros_caches_returns_xlas_mappings() -> None:
