@@ -19,6 +19,7 @@ KINDS: dict[str, str] = {
     "memory": "the framework ran out of memory (MemoryError)",
     "support": "an input outside the support or domain got a finite log_prob, validation off",
     "no_validation_error": "an input outside the support or domain did not raise, validation on",
+    "no_type_error": "a value of a dtype the binding declares it refuses did not raise TypeError",
     "vmap": "the result under vmap differs from the unbatched one",
     "jit": "the compiled result is wrong, and so is the eager one",
     "jit_only": "the compiled result is wrong, the eager one right",

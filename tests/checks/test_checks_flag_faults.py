@@ -78,3 +78,25 @@ def test_value_mismatch_message_names_worst_element_and_tolerance() -> None:
 def test_healthy_adapter_passes_the_same_case() -> None:
     for check in ("shapes", "log_prob"):
         assert run_check(make_case(CASE), "torch", "float32", check).passed
+
+
+def test_a_value_dtype_the_binding_refuses_but_the_framework_accepts_is_a_verdict() -> None:
+    """A binding that declares it accepts only integer values must raise TypeError on a float
+    one; a framework that returns a log_prob instead fails with kind ``no_type_error`` (the kind
+    was not declared, so the check raised and the item became a harness error)."""
+    import dataclasses
+
+    from helpers import subject_for
+
+    from conformance.checks import CHECKS
+    from conformance.kinds import KINDS
+
+    subject = subject_for(make_case(CASE), "torch", "float32")
+    refusing = subject.binding.model_copy(update={"value_dtypes": ("int64",)})
+    subject = dataclasses.replace(subject, binding=refusing)
+    assert subject.expects_type_error
+    with subject.adapter.precision("float32"):
+        result = CHECKS["log_prob"].run(subject)
+    assert (result.passed, result.kind) == (False, "no_type_error")
+    assert "must raise TypeError, but it returned" in result.message
+    assert "no_type_error" in KINDS
