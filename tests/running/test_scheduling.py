@@ -23,6 +23,9 @@ def worker_changes(run_suite, tmp_path: Path, monkeypatch, *args: str) -> int:
     (root / "n.yaml").write_text(CASES)
     log = tmp_path / "ran"
     monkeypatch.setenv("CONFORMANCE_TEST_WORKER_LOG", str(log))
+    # Run by `pytest -n`, this test is in a worker itself: the run below must not think so.
+    for name in ("PYTEST_XDIST_WORKER", "PYTEST_XDIST_WORKER_COUNT", "PYTEST_XDIST_TESTRUNUID"):
+        monkeypatch.delenv(name, raising=False)
     _, data = run_suite(
         root, "--framework=torch", "--variants=off", "-p", "worker_log", *args, subprocess=True
     )
