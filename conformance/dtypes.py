@@ -13,10 +13,6 @@ FLOAT_DTYPES: tuple[FloatName, ...] = ("float32", "float64")
 ValueDType = Literal["float", "int32", "int64", "bool"]
 
 
-def numpy_dtype(name: str) -> np.dtype:
-    return np.dtype(name)
-
-
 def eps(name: str) -> float:
     return float(np.finfo(np.dtype(name)).eps)
 

@@ -85,10 +85,6 @@ def range_points(domain: str) -> list[DtypePoint]:
     return points
 
 
-def _to_float32(x: float) -> float:
-    return float(np.float32(x))
-
-
 def _toward(start: float, end: float, k: int) -> float:
     """The k-th probe from ``start`` toward ``end``: doubling steps toward an infinite end,
     halving distances toward a finite one."""
@@ -171,9 +167,3 @@ def underflow_points(
         if found is not None:
             points.append(DtypePoint(f"{LABEL_PREFIX}density-underflow-{side}", found, side))
     return points
-
-
-def representable(x: np.ndarray) -> bool:
-    """Whether float32 holds ``x`` as a finite number (its largest magnitude included)."""
-    with np.errstate(all="ignore"):
-        return bool(np.all(np.abs(np.asarray(x, np.float64)) <= LARGEST))

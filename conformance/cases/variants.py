@@ -61,10 +61,6 @@ def _fresh_value(
     )
 
 
-class VariantError(RuntimeError):
-    """A variant that could not be derived (an oracle bug, never a framework's)."""
-
-
 def derive_variants(case: Case, params: Arrays, value: np.ndarray) -> tuple[list[Case], list[str]]:
     """The variants of ``case`` (whose float64 inputs are ``params`` and ``value``), and a
     message for each variant that could not be derived."""

@@ -10,7 +10,6 @@ line so a validation error can point at ``file:line``.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import yaml
@@ -178,10 +177,6 @@ def _refuse_deep_nesting(text: str, loader: type) -> None:
                 raise YamlError(f"nesting deeper than {MAX_DEPTH} levels", line)
         elif isinstance(event, yaml.CollectionEndEvent):
             depth -= 1
-
-
-def load_located_file(path: Path) -> Located:
-    return load_located(Path(path).read_bytes())
 
 
 def _from_marked(exc: yaml.MarkedYAMLError, prefix: str | None = None) -> YamlError:

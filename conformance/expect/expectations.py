@@ -16,7 +16,6 @@ import dataclasses
 import zlib
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING
 
 import numpy as np
 import yaml
@@ -35,9 +34,6 @@ from conformance.expect.materialize import (
     sensitivity_from_grads,
 )
 from conformance.registry import Binding
-
-if TYPE_CHECKING:
-    pass
 
 
 @dataclass(frozen=True, eq=False)

@@ -21,6 +21,9 @@ from pathlib import Path
 from conformance.mutants import CATALOGUE, ENV, Mutant, get
 from conformance.mutants.kills import Verdict, judge, table
 
+#: The layout of mutants.json (its own document, not results.json's).
+SUMMARY_SCHEMA_VERSION = 1
+
 DEFAULT_OUT = Path("reports/mutants")
 DEFAULT_JSON = Path("reports/mutants.json")
 #: Every run: the mutant plugin, non-strict known failures (an XPASS is not a kill), quiet.
@@ -132,7 +135,7 @@ def run_mutants(
 
 def write_json(verdicts: list[Verdict], path: Path, out: Path) -> None:
     payload = {
-        "schema_version": 1,
+        "schema_version": SUMMARY_SCHEMA_VERSION,
         "runs": str(out),
         "killed": sum(v.ok for v in verdicts),
         "total": len(verdicts),

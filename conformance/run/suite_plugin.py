@@ -25,6 +25,7 @@ from conformance.adapters import jax_cache
 from conformance.records import known_failures
 from conformance.records.results import (
     RESULT_KEY,
+    SCHEMA_VERSION,
     STATIC_KEY,
     ResultsCollector,
     counts,
@@ -387,7 +388,7 @@ class Recorder:
         settings: Settings = self.config.stash[SETTINGS_KEY]
         numprocesses = getattr(self.config.option, "numprocesses", None)
         return {
-            "schema_version": 1,
+            "schema_version": SCHEMA_VERSION,
             "conformance_version": __version__,
             "frameworks": _versions(),
             "python": sys.version.split()[0],
