@@ -16,7 +16,9 @@ met in, the hash seed or the addresses):
   (:attr:`CodeScope.settings`: NumPyro's ``enable_validation`` is a module global, its default
   ``validate_args`` a class attribute). Elsewhere plain values are run-time state (JAX's
   initialised backends, cached properties) and JAX keeps its settings in ``jax.config``, which
-  the store keys on by itself;
+  the store keys on by itself. In strings, the directories code lies under (the environment,
+  the import path, the working directory) read as ``<path>``, so a second clone with its own
+  virtual environment finds what the first stored;
 - code that is neither the framework's nor installed (a patch from a ``sitecustomize`` or
   ``conftest.py``, a checkout's own modules) by its code *and* the globals it names, with their
   values, since nothing else walks it.
@@ -40,6 +42,8 @@ from __future__ import annotations
 import functools
 import hashlib
 import importlib
+import os
+import re
 import sys
 import sysconfig
 import types
@@ -110,13 +114,33 @@ def _installed_roots() -> tuple[str, ...]:
     return tuple(str(Path(r).resolve()) for r in roots if r)
 
 
+def _location_pattern(installed: tuple[str, ...]) -> re.Pattern[str]:
+    """The directories code is found under (the environment, the interpreter's prefixes, the
+    import path, the working directory), as written and resolved, longest first: where a
+    checkout or a virtual environment lies says nothing about what its code does."""
+    found = {*installed, sys.prefix, sys.exec_prefix, sys.base_prefix, os.getcwd()}
+    found.update(p for p in sys.path if os.path.isabs(p))
+    found.update(sysconfig.get_paths().values())
+    roots = {str(Path(p)) for p in found} | {str(Path(p).resolve()) for p in found}
+    roots = {r for r in roots if len(r) > 1}
+    alternatives = "|".join(re.escape(r) for r in sorted(roots, key=len, reverse=True))
+    return re.compile(f"(?:{alternatives})(?![\\w.-])")
+
+
 class _Origins:
     """Where a module's code comes from: walked (the framework), the user's, or installed."""
 
     def __init__(self, scope: CodeScope) -> None:
         self.scope = scope
         self._installed = _installed_roots()
+        self._locations = _location_pattern(self._installed)
         self._users: dict[str, bool] = {}
+
+    def unlocated(self, text: str) -> str:
+        """``text`` with the directories code lies under written as ``<path>``: JAX keeps a
+        jitted function's place (``negative at /venv/.../ufuncs.py:191``) in its wrapper, and
+        a second checkout or virtual environment missed every entry its twin stored."""
+        return self._locations.sub("<path>", text) if os.sep in text else text
 
     def walked(self, module_name: str | None) -> bool:
         return bool(module_name) and self.scope.walks(module_name or "")
@@ -175,6 +199,8 @@ class _Tokens:
     # ----- tokens --------------------------------------------------------------------------
     def full(self, obj: Any) -> str:
         """Everything about ``obj`` that can change what code using it does."""
+        if isinstance(obj, str):
+            return _short(self.origins.unlocated(obj))
         if isinstance(obj, _PLAIN):
             return _short(obj)
         found = self._full.get(id(obj))
@@ -242,7 +268,7 @@ class _Tokens:
         for key, value in items:
             found = token(value)
             if found is not None:
-                name = _short(key) if isinstance(key, _PLAIN) else self.full(key)
+                name = self.full(key)
                 out.append(f"{name}={found}")
         return sorted(out)
 

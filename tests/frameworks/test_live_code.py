@@ -257,20 +257,28 @@ PROBE = textwrap.dedent(
         for i, b in enumerate(bindings if isinstance(bindings, (list, tuple)) else [bindings]):
             roots = (import_dotted(b.constructor), *constructors(b.args))
             out[f"{family}/{i}"] = jax_executables.binding_fingerprint(NumpyroAdapter, roots)
+    if sys.argv[1] == "where-jax-is":
+        import jax
+
+        out["jax_file"] = jax.__file__
     print(json.dumps(out))
     """
 )
 
 
-def probe(how: str, seed: str) -> dict:
+def probe(how: str, seed: str, path: str | None = None, cwd: Path | None = None) -> dict:
+    """The fingerprints a fresh process takes (``path``: put first on its import path)."""
     pytest.importorskip("numpyro")
     env = {**os.environ, "PYTHONHASHSEED": seed}
     env.pop("PYTEST_XDIST_WORKER", None)
+    if path is not None:
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [path, env.get("PYTHONPATH")]))
     done = subprocess.run(
         [sys.executable, "-c", PROBE, how],
         capture_output=True,
         text=True,
         env=env,
+        cwd=cwd,
         timeout=300,
     )
     assert done.returncode == 0, done.stderr[-3000:]
@@ -285,6 +293,21 @@ def test_numpyros_fingerprints_are_the_same_in_every_process() -> None:
     assert len(first) > 40
     assert probe("after-jax-ran", "2") == first
     assert probe("after-torch", "3") == first
+
+
+def test_the_same_environment_at_another_path_gives_the_same_fingerprints(tmp_path) -> None:
+    """JAX keeps where each jitted function lies (``negative at <site-packages>/...``) in its
+    wrapper: a second clone with its own virtual environment missed every entry the first
+    had stored. Here the installed packages are imported through another directory (a link
+    to them, first on the import path) from another working directory."""
+    jax = pytest.importorskip("jax")
+    site = Path(jax.__file__).resolve().parent.parent
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "site-packages").symlink_to(site, target_is_directory=True)
+    moved = probe("where-jax-is", "0", path=str(elsewhere / "site-packages"), cwd=elsewhere)
+    assert moved.pop("jax_file").startswith(str(elsewhere))  # the link was what was imported
+    assert moved == probe("plain", "0")
 
 
 def test_a_mutant_changes_the_keys_without_the_store_knowing_of_mutants() -> None:
