@@ -6,7 +6,7 @@ into the expected values. ``tests/oracle/test_reference_isolation.py`` enforces 
 
 from __future__ import annotations
 
-from .core import Family, OracleError, ParamInfo, ValueInfo, unbroadcast
+from .core import Evaluation, Family, OracleError, ParamInfo, Support, ValueInfo, unbroadcast
 from .families import FAMILIES
 
 
@@ -26,9 +26,11 @@ def family_names() -> list[str]:
 
 __all__ = [
     "FAMILIES",
+    "Evaluation",
     "Family",
     "OracleError",
     "ParamInfo",
+    "Support",
     "ValueInfo",
     "family_names",
     "get_family",

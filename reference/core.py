@@ -9,6 +9,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -65,9 +66,147 @@ class Broadcast:
     event_shape: tuple[int, ...]
 
 
+@dataclass(frozen=True)
+class Support:
+    """The value's support at given parameters, declared once (:meth:`Family.support`):
+    membership (``-inf`` outside it, what a validating framework must reject) and the ends the
+    generated edge cases put values at both follow from it.
+
+    ``name``: the named support (:mod:`reference.domains`), always required. ``lower`` and
+    ``upper``: closed ends the parameters set (Uniform's ``low``, Binomial's ``total_count``,
+    Categorical's last category), arrays broadcast like the value's batch or numbers.
+    ``event_total``: what a count vector's components add up to (Multinomial's
+    ``total_count``, a one-hot vector's 1). ``interior``: every component strictly positive
+    (a simplex without its faces)."""
+
+    name: str
+    lower: Any = None
+    upper: Any = None
+    event_total: Any = None
+    interior: bool = False
+
+    def contains(self, value: np.ndarray, event_rank: int) -> np.ndarray:
+        """Elementwise (over the value's batch): is ``value`` inside?"""
+        ok = domains.contains(self.name, value, event_rank)
+        if self.lower is not None:
+            ok = ok & (value >= self.lower)
+        if self.upper is not None:
+            ok = ok & (value <= self.upper)
+        if self.event_total is not None:
+            ok = ok & (value.sum(-1) == self.event_total)
+        if self.interior:
+            ok = ok & np.all(value > 0, axis=-1)
+        return ok
+
+    def ends(self) -> tuple[float | None, float | None]:
+        """The ends the parameters set (scalar parameters), None where the named support's own
+        end holds."""
+        return (
+            None if self.lower is None else float(self.lower),
+            None if self.upper is None else float(self.upper),
+        )
+
+
+class Evaluation:
+    """The oracle at one input: the inputs broadcast once, and log_prob, support, validity and
+    the elementwise gradients each computed at most once, when first asked for. Every
+    expectation of one input is built from one evaluation (:meth:`Family.evaluate`)."""
+
+    def __init__(
+        self,
+        family: Family,
+        inputs: Broadcast,
+        parametrization: str,
+        options: dict[str, Any],
+        shapes: dict[str, tuple[int, ...]],
+    ) -> None:
+        self.family = family
+        self.inputs = inputs
+        self.parametrization = parametrization
+        self.options = options
+        #: Every input's own shape before broadcasting, and its event rank (``value`` too).
+        self.shapes = shapes
+        info = family.params(parametrization)
+        self.ranks = {k: p.event_rank for k, p in info.items()} | {"value": family.value.event_rank}
+
+    def input(self, name: str) -> np.ndarray:
+        """Input ``name`` (a parameter or ``value``) broadcast to the log_prob batch."""
+        return self.inputs.value if name == "value" else self.inputs.params[name]
+
+    @cached_property
+    def in_support(self) -> np.ndarray:
+        """Elementwise (log_prob-shaped): is the value inside the support?"""
+        b = self.inputs
+        with np.errstate(all="ignore"):
+            found = self.family._in_support(b.params, b.value, self.parametrization)
+        return np.broadcast_to(found, b.lp_shape)
+
+    @cached_property
+    def params_valid(self) -> np.ndarray:
+        """Elementwise (log_prob-shaped): is every parameter inside its domain?"""
+        b = self.inputs
+        with np.errstate(all="ignore"):
+            found = self.family._params_valid(b.params, self.parametrization, self.options)
+        return np.broadcast_to(found, b.lp_shape)
+
+    @property
+    def valid(self) -> np.ndarray:
+        return self.in_support & self.params_valid
+
+    @cached_property
+    def log_prob(self) -> np.ndarray:
+        """float64, -inf outside the support, NaN where a parameter is outside its domain."""
+        b = self.inputs
+        with np.errstate(all="ignore"):
+            found = self.family._log_prob(b.params, b.value, self.parametrization, self.options)
+            out = np.broadcast_to(np.asarray(found, dtype=np.float64), b.lp_shape).copy()
+            out[~self.in_support] = -np.inf
+            out[~self.params_valid] = np.nan
+        return out
+
+    @cached_property
+    def gradients(self) -> dict[str, np.ndarray]:
+        """∂log_prob[b]/∂input[b] for every element b of the log_prob batch: element b holds
+        the derivative with respect to b's own copy of each parameter (:meth:`vjp` reduces
+        over broadcast dims). ``"value"`` is there for continuous families."""
+        family, b, key, opts = self.family, self.inputs, self.parametrization, self.options
+        with np.errstate(all="ignore"):
+            found = family._grad(b.params, b.value, key, opts)
+            if found is None:
+                found = family._numeric_grad(b, key, opts)
+        return {k: np.asarray(v, dtype=np.float64) for k, v in found.items()}
+
+    def vjp(self, cotangent: np.ndarray) -> dict[str, np.ndarray]:
+        """∂(Σ cotangent · log_prob)/∂input, shaped like each input before broadcasting."""
+        ct = np.asarray(cotangent, dtype=np.float64)
+        out = {}
+        for name, g in self.gradients.items():
+            weighted = g * ct.reshape(ct.shape + (1,) * self.ranks[name])
+            out[name] = unbroadcast(weighted, self.shapes[name])
+        return out
+
+
 @dataclass
 class Family(ABC):
-    """A distribution family as mathematics: parametrisations, shapes, density, gradient, sampling."""
+    """A distribution family as mathematics: parametrisations, shapes, density, gradient, sampling.
+
+    The contract a family keeps (``tests/oracle/test_family_contract.py`` holds it):
+
+    - it declares its parametrisations (each parameter's event rank and domain) and its value
+      (event rank, named support, discrete or not) as data;
+    - it implements ``_log_prob`` on inputs already broadcast to one batch shape, inside the
+      support (the base class sets -inf outside it and NaN where a parameter is outside its
+      domain), and ``_sample``;
+    - it may override ``support`` (where the parameters set the support: ends, a total),
+      ``_params_valid`` (constraints between parameters, such as low < high), ``_event_shape``
+      (vector events), ``log_prob_shape`` (where the value's shape decides the event:
+      LKJCholesky without a valid dimension) and ``_grad`` (closed-form elementwise
+      gradients; Richardson differences otherwise) — nothing else: broadcasting, membership, support ends and the
+      vector-Jacobian product are the base class's, once, for every family;
+    - :meth:`evaluate` is the one entry point: it broadcasts the inputs once and returns an
+      :class:`Evaluation`, which computes each answer once; ``log_prob``, ``in_support``,
+      ``params_valid``, ``elementwise_grad`` and ``grad`` are views of one.
+    """
 
     name: str
     parametrizations: dict[str, dict[str, ParamInfo]]
@@ -175,6 +314,8 @@ class Family(ABC):
         self, params: Arrays, value: np.ndarray, parametrization: str | None = None
     ) -> Broadcast:
         info = self._check_params(params, parametrization)
+        batch = self.batch_shape(params, parametrization)
+        event = self._event_shape(params, parametrization)
         lp_shape = self.log_prob_shape(params, value, parametrization)
         out = {}
         for name, pinfo in info.items():
@@ -182,19 +323,36 @@ class Family(ABC):
             if pinfo.static:
                 out[name] = arr
                 continue
-            event = arr.shape[arr.ndim - pinfo.event_rank :]
-            out[name] = np.broadcast_to(arr, lp_shape + event)
+            event_part = arr.shape[arr.ndim - pinfo.event_rank :]
+            out[name] = np.broadcast_to(arr, lp_shape + event_part)
         varr = np.asarray(value)
         vevent = varr.shape[varr.ndim - self.value.event_rank :]
         return Broadcast(
             params=out,
             value=np.broadcast_to(varr, lp_shape + vevent),
-            batch_shape=self.batch_shape(params, parametrization),
+            batch_shape=batch,
             lp_shape=lp_shape,
-            event_shape=self.event_shape(params, parametrization),
+            event_shape=event,
         )
 
-    # ----- density ----------------------------------------------------------------------------
+    # ----- the one evaluation ----------------------------------------------------------------
+    def evaluate(
+        self,
+        params: Arrays,
+        value: np.ndarray,
+        parametrization: str | None = None,
+        options: Options | None = None,
+    ) -> Evaluation:
+        """The oracle at one input: the inputs (as float64) checked and broadcast once; what
+        is asked of the result is computed once (see :class:`Evaluation`)."""
+        key = parametrization or self.default_parametrization
+        opts = self.check_options(options)
+        params = _as_float64(params)
+        value = np.asarray(value, dtype=np.float64)
+        shapes = {k: np.shape(v) for k, v in params.items()} | {"value": np.shape(value)}
+        return Evaluation(self, self.broadcast(params, value, key), key, opts, shapes)
+
+    # ----- views of one evaluation -------------------------------------------------------
     def log_prob(
         self,
         params: Arrays,
@@ -202,35 +360,14 @@ class Family(ABC):
         parametrization: str | None = None,
         options: Options | None = None,
     ) -> np.ndarray:
-        """float64 log density (or mass) with the full batch semantics.
+        """float64 log density (or mass) with the full batch semantics (see :meth:`evaluate`)."""
+        return self.evaluate(params, value, parametrization, options).log_prob
 
-        -inf outside the support; where a parameter is outside its domain the value is NaN
-        (there is no distribution to evaluate).
-        """
-        key = parametrization or self.default_parametrization
-        opts = self.check_options(options)
-        b = self.broadcast(_as_float64(params), np.asarray(value, dtype=np.float64), key)
-        with np.errstate(all="ignore"):
-            out = np.asarray(self._log_prob(b.params, b.value, key, opts), dtype=np.float64)
-            out = np.broadcast_to(out, b.lp_shape).copy()
-            out[~self._in_support(b.params, b.value, key)] = -np.inf
-            out[~self._params_valid(b.params, key, opts)] = np.nan
-        return out
-
-    @abstractmethod
-    def _log_prob(
-        self, params: Arrays, value: np.ndarray, parametrization: str, options: Options
-    ) -> np.ndarray:
-        """log density on inputs already broadcast to a common batch shape (inside the support)."""
-
-    # ----- supports and domains -----------------------------------------------------------
     def in_support(
         self, params: Arrays, value: np.ndarray, parametrization: str | None = None
     ) -> np.ndarray:
         """Elementwise (log_prob-shaped): is the value inside the support?"""
-        key = parametrization or self.default_parametrization
-        b = self.broadcast(_as_float64(params), np.asarray(value, dtype=np.float64), key)
-        return np.broadcast_to(self._in_support(b.params, b.value, key), b.lp_shape)
+        return self.evaluate(params, value, parametrization).in_support
 
     def params_valid(
         self,
@@ -244,30 +381,8 @@ class Family(ABC):
         ``options`` are a binding's declared conventions; some narrow a domain (NumPyro's
         NegativeBinomial needs total_count > 0 where torch takes 0).
         """
-        key = parametrization or self.default_parametrization
-        opts = self.check_options(options)
-        b = self.broadcast(_as_float64(params), np.asarray(value, dtype=np.float64), key)
-        return np.broadcast_to(self._params_valid(b.params, key, opts), b.lp_shape)
+        return self.evaluate(params, value, parametrization, options).params_valid
 
-    def _in_support(self, params: Arrays, value: np.ndarray, parametrization: str) -> np.ndarray:
-        """Override where the support depends on parameters (Uniform, Binomial, Pareto…)."""
-        return domains.contains(self.value.support, value, self.value.event_rank)
-
-    def support_ends(
-        self, params: Mapping[str, Any], parametrization: str | None = None
-    ) -> tuple[float | None, float | None]:
-        """The ends of the value's support that the parameters set (scalar parameters), None
-        where the named support's own end holds: Uniform's (low, high), Binomial's upper
-        total_count. Edge cases put the value there."""
-        return None, None
-
-    def _params_valid(self, params: Arrays, parametrization: str, options: Options) -> np.ndarray:
-        ok = True
-        for name, pinfo in self.params(parametrization).items():
-            ok = ok & domains.contains(pinfo.domain, params[name], pinfo.event_rank)
-        return np.asarray(ok)
-
-    # ----- gradients --------------------------------------------------------------------------
     def elementwise_grad(
         self,
         params: Arrays,
@@ -275,21 +390,47 @@ class Family(ABC):
         parametrization: str | None = None,
         options: Options | None = None,
     ) -> dict[str, np.ndarray]:
-        """∂ log_prob[b] / ∂ input[b] for every element b of the log_prob batch.
+        """∂ log_prob[b] / ∂ input[b] for every element b of the log_prob batch."""
+        return self.evaluate(params, value, parametrization, options).gradients
 
-        Inputs are broadcast first, so element b of the result holds the derivative with respect
-        to b's own copy of each parameter; reducing over broadcast dims (see :func:`unbroadcast`)
-        gives the gradient with respect to the original, smaller array. The key ``"value"`` holds
-        the gradient with respect to the value for continuous families.
-        """
-        key = parametrization or self.default_parametrization
-        opts = self.check_options(options)
-        b = self.broadcast(_as_float64(params), np.asarray(value, dtype=np.float64), key)
-        with np.errstate(all="ignore"):
-            grads = self._grad(b.params, b.value, key, opts)
-            if grads is None:
-                grads = self._numeric_grad(b, key, opts)
-        return {k: np.asarray(v, dtype=np.float64) for k, v in grads.items()}
+    def grad(
+        self,
+        params: Arrays,
+        value: np.ndarray,
+        cotangent: np.ndarray,
+        parametrization: str | None = None,
+        options: Options | None = None,
+    ) -> dict[str, np.ndarray]:
+        """Vector-Jacobian product: ∂(Σ cotangent · log_prob)/∂input, shaped like each input."""
+        return self.evaluate(params, value, parametrization, options).vjp(cotangent)
+
+    # ----- what a family declares or overrides ------------------------------------------------
+    @abstractmethod
+    def _log_prob(
+        self, params: Arrays, value: np.ndarray, parametrization: str, options: Options
+    ) -> np.ndarray:
+        """log density on inputs already broadcast to a common batch shape (inside the support)."""
+
+    def support(self, params: Mapping[str, Any], parametrization: str | None = None) -> Support:
+        """The value's support at ``params`` (broadcast arrays, or the scalars of an edge
+        case); override where the parameters set it (Uniform, Binomial, Pareto…)."""
+        return Support(self.value.support)
+
+    def support_ends(
+        self, params: Mapping[str, Any], parametrization: str | None = None
+    ) -> tuple[float | None, float | None]:
+        """The ends of the value's support that the parameters set (scalar parameters), None
+        where the named support's own end holds. Edge cases put the value there."""
+        return self.support(params, parametrization or self.default_parametrization).ends()
+
+    def _in_support(self, params: Arrays, value: np.ndarray, parametrization: str) -> np.ndarray:
+        return self.support(params, parametrization).contains(value, self.value.event_rank)
+
+    def _params_valid(self, params: Arrays, parametrization: str, options: Options) -> np.ndarray:
+        ok = True
+        for name, pinfo in self.params(parametrization).items():
+            ok = ok & domains.contains(pinfo.domain, params[name], pinfo.event_rank)
+        return np.asarray(ok)
 
     def _grad(
         self, params: Arrays, value: np.ndarray, parametrization: str, options: Options
@@ -316,27 +457,6 @@ class Family(ABC):
         domain_of = {k: info[k].domain for k in info}
         domain_of["value"] = self.value.support
         return richardson_elementwise_grad(f, inputs, ranks, wrt, domain_of)
-
-    def grad(
-        self,
-        params: Arrays,
-        value: np.ndarray,
-        cotangent: np.ndarray,
-        parametrization: str | None = None,
-        options: Options | None = None,
-    ) -> dict[str, np.ndarray]:
-        """Vector-Jacobian product: ∂(Σ cotangent · log_prob)/∂input, shaped like each input."""
-        key = parametrization or self.default_parametrization
-        info = self.params(key)
-        elem = self.elementwise_grad(params, value, key, options)
-        ct = np.asarray(cotangent, dtype=np.float64)
-        out = {}
-        for name, g in elem.items():
-            rank = self.value.event_rank if name == "value" else info[name].event_rank
-            weighted = g * ct.reshape(ct.shape + (1,) * rank)
-            target = np.shape(value) if name == "value" else np.shape(params[name])
-            out[name] = unbroadcast(weighted, target)
-        return out
 
     # ----- sampling ---------------------------------------------------------------------------
     def sample(

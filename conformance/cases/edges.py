@@ -201,11 +201,10 @@ def _judged_partials(
         return bool(np.all(np.isfinite(x) & (np.abs(x) <= limit)))
 
     with np.errstate(all="ignore"):
-        lp = family.log_prob(params, value, anchor.parametrization)
-        if not finite(lp):
+        evaluation = family.evaluate(params, value, anchor.parametrization)
+        if not finite(evaluation.log_prob):
             return False, []
-        grads = family.elementwise_grad(params, value, anchor.parametrization)
-    judged = {k for k, g in grads.items() if finite(g)}
+        judged = {k for k, g in evaluation.gradients.items() if finite(g)}
     return True, [k for k in anchor.differentiable_inputs if k in judged]
 
 

@@ -31,7 +31,7 @@ from conformance.expect.materialize import (
     float64_inputs,
     inputs_for,
     sample_with_batch,
-    sensitivity_from_grads,
+    sensitivity,
 )
 from conformance.registry import Binding
 
@@ -124,11 +124,8 @@ class Expectations:
         )
         value = value64.astype(inputs.value_dtype)
         at = value.astype(np.float64)
-        opts = dict(self.options)
-        log_prob = family.log_prob(inputs.params, at, par, opts)
-        grads = family.elementwise_grad(inputs.params, at, par, opts)
-        sensitivity = sensitivity_from_grads(family, inputs.params, at, par, grads)
-        return SiteExpectation(value, log_prob, sensitivity)
+        evaluation = family.evaluate(inputs.params, at, par, dict(self.options))
+        return SiteExpectation(value, evaluation.log_prob, sensitivity(evaluation))
 
     def with_batch_shapes(self, shapes: tuple[tuple[int, ...], ...]) -> Expectations:
         """The same case with drawn batch shapes: one per array parameter, then the value's."""

@@ -71,8 +71,8 @@ def _ill_conditioned(
     with np.errstate(all="ignore"):
         for candidate in candidates:
             try:
-                lp = family.log_prob(params, candidate, parametrization)
-                grads = family.elementwise_grad(params, candidate, parametrization)
+                evaluation = family.evaluate(params, candidate, parametrization)
+                lp, grads = evaluation.log_prob, evaluation.gradients
             except (reference.OracleError, ValueError, ArithmeticError):
                 return np.ones(_value_batch(family, value), dtype=bool)
             here = ~_in_range(lp)

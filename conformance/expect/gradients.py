@@ -32,7 +32,7 @@ from conformance import reference, timing
 from conformance.cases.loader import Case
 from conformance.compare import ULPS, project
 from conformance.dtypes import eps, round_to
-from conformance.expect.materialize import inputs_for
+from conformance.expect.materialize import evaluation_for, inputs_for
 from conformance.reference import unbroadcast
 from conformance.reference.numdiff import step_scale
 
@@ -94,26 +94,25 @@ def binding_structure(binding, name: str, default: str, inputs) -> str:
 def expected_grad_for(case: Case, dtype: str, options: tuple = ()) -> ExpectedGrad:
     family = reference.get_family(case.family)
     inputs = inputs_for(case, dtype)
+    evaluation = evaluation_for(case, dtype, options)
     par, opts = inputs.parametrization, dict(options)
     wrt = differentiable_inputs(case)
-    lp_shape = family.log_prob_shape(inputs.params, inputs.value, par)
-    ct = cotangent_for(case, lp_shape, dtype)
-    grads_all = family.grad(inputs.params, inputs.value, ct, par, opts)
-    elementwise = family.elementwise_grad(inputs.params, inputs.value, par, opts)
+    ct = cotangent_for(case, evaluation.inputs.lp_shape, dtype)
+    grads_all = evaluation.vjp(ct)
+    elementwise = evaluation.gradients
     info = family.params(par)
     structure = {k: structure_of(case, k) for k in wrt}
     grads = {k: project(grads_all[k], structure[k]) for k in wrt}
 
     conditioning = _conditioning(family, inputs, ct, par, opts, wrt, structure, grads)
     tolerance, indeterminate = {}, {}
-    b = family.broadcast(inputs.params, inputs.value, par)
     limit = float(np.finfo(dtype).max)
     for k in wrt:
-        rank = family.value.event_rank if k == "value" else info[k].event_rank
-        target = inputs.value.shape if k == "value" else inputs.params[k].shape
+        rank = evaluation.ranks[k]
+        target = evaluation.shapes[k]
         signed_ct = ct.reshape(ct.shape + (1,) * rank)
         ct_b = np.abs(signed_ct)
-        x_b = b.value if k == "value" else b.params[k]
+        x_b = evaluation.input(k)
         domain = family.value.support if k == "value" else info[k].domain
         terms = elementwise[k] * signed_ct
         magnitude = unbroadcast(np.abs(terms), target)
@@ -142,7 +141,7 @@ def _conditioning(family, inputs, ct, par, opts, wrt, structure, grads) -> dict[
             _perturbed(inputs.value, family.value.structure, rng) if perturb_value else inputs.value
         )
         try:
-            moved = family.grad(params, value, ct, par, opts)
+            moved = family.evaluate(params, value, par, opts).vjp(ct)
         except (ValueError, np.linalg.LinAlgError):
             continue
         for k in wrt:

@@ -161,57 +161,64 @@ def inputs_for(case: Case, dtype: str) -> Inputs:
 
 
 @lru_cache(maxsize=4096)
+def evaluation_for(case: Case, dtype: str, options: tuple = ()) -> reference.Evaluation:
+    """The oracle's one evaluation of ``case``'s inputs in ``dtype`` with a binding's declared
+    conventions (sorted (key, value) pairs): log_prob, support, validity and gradients,
+    shared by every expectation of those inputs (:func:`expected_for`, the gradient's)."""
+    inputs = inputs_for(case, dtype)
+    family = reference.get_family(case.family)
+    try:
+        return family.evaluate(inputs.params, inputs.value, inputs.parametrization, dict(options))
+    except (ValueError, np.linalg.LinAlgError) as exc:
+        raise CaseInputError(f"the oracle cannot evaluate this case: {exc}") from exc
+
+
+@lru_cache(maxsize=4096)
 @timing.timed("oracle")
 def expected_for(case: Case, dtype: str, options: tuple = ()) -> Expected:
     """The oracle's answer for ``case`` in ``dtype``; ``options`` are a binding's declared
     conventions as sorted (key, value) pairs."""
-    inputs = inputs_for(case, dtype)
-    return expected_from_inputs(case.family, inputs, options)
+    return expected_from(evaluation_for(case, dtype, options), options)
 
 
-def sensitivity_from_grads(family, params, value, parametrization: str, grads) -> np.ndarray:
+def sensitivity(evaluation: reference.Evaluation) -> np.ndarray:
     """Σ over inputs and elements of |x|·|∂log_prob/∂x| (normwise for matrices), elementwise.
 
     How far log_prob moves when every input moves by one relative unit: the condition number
     the tolerance scales with (see :mod:`conformance.compare`).
     """
-    b = family.broadcast(params, value, parametrization)
-    info = family.params(parametrization)
-    sensitivity = np.zeros(b.lp_shape)
-    for name, grad in grads.items():
-        rank = family.value.event_rank if name == "value" else info[name].event_rank
-        x = b.value if name == "value" else b.params[name]
+    out = np.zeros(evaluation.inputs.lp_shape)
+    for name, grad in evaluation.gradients.items():
+        rank = evaluation.ranks[name]
+        x = evaluation.input(name)
         axes = tuple(range(grad.ndim - rank, grad.ndim))
         with np.errstate(invalid="ignore", over="ignore"):
             term = np.abs(x * grad).sum(axis=axes) if axes else np.abs(x * grad)
             if rank == 2:  # a backward-stable factorisation perturbs by ‖X‖, not |X_ij|
                 norm = np.sqrt((x * x).sum(axis=axes)) * np.sqrt((grad * grad).sum(axis=axes))
                 term = np.maximum(term, norm * np.sqrt(x.shape[-1]))
-        sensitivity = sensitivity + np.nan_to_num(term, nan=0.0, posinf=0.0)
-    return sensitivity
+        out = out + np.nan_to_num(term, nan=0.0, posinf=0.0)
+    return out
 
 
-def expected_from_inputs(family_name: str, inputs: Inputs, options: tuple = ()) -> Expected:
-    family = reference.get_family(family_name)
-    par = inputs.parametrization
-    opts = dict(options)
+def expected_from(evaluation: reference.Evaluation, options: tuple = ()) -> Expected:
+    """The expectations of one evaluation (computing its log_prob, support, validity and the
+    gradients the sensitivity needs, once)."""
     try:
-        log_prob = family.log_prob(inputs.params, inputs.value, par, opts)
-        grads = family.elementwise_grad(inputs.params, inputs.value, par, opts)
-        in_support = np.asarray(family.in_support(inputs.params, inputs.value, par))
-        params_valid = np.asarray(family.params_valid(inputs.params, inputs.value, par, opts))
-        valid = in_support & params_valid
+        log_prob = evaluation.log_prob
+        in_support = np.asarray(evaluation.in_support)
+        params_valid = np.asarray(evaluation.params_valid)
+        spread = sensitivity(evaluation)
     except (ValueError, np.linalg.LinAlgError) as exc:
         raise CaseInputError(f"the oracle cannot evaluate this case: {exc}") from exc
-    b = family.broadcast(inputs.params, inputs.value, par)
-    sensitivity = sensitivity_from_grads(family, inputs.params, inputs.value, par, grads)
+    b = evaluation.inputs
     event_size = int(np.prod(b.event_shape)) if b.event_shape else 1
     return Expected(
         batch_shape=b.batch_shape,
         event_shape=b.event_shape,
         log_prob_shape=b.lp_shape,
         log_prob=log_prob,
-        sensitivity=np.where(valid, sensitivity, 0.0),
+        sensitivity=np.where(in_support & params_valid, spread, 0.0),
         event_size=event_size,
         in_support=in_support,
         params_valid=params_valid,

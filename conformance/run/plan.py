@@ -316,9 +316,7 @@ def _all_valid(case: Case, params64, value64) -> bool:
     """Variants are derived only from cases whose inputs are all inside support and domain."""
     family = reference.get_family(case.family)
     try:
-        ok = family.in_support(params64, value64, case.parametrization) & family.params_valid(
-            params64, value64, case.parametrization
-        )
+        ok = family.evaluate(params64, value64, case.parametrization).valid
     except (ValueError, ArithmeticError):
         return False
     return bool(np.all(ok))

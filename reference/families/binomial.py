@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
-from ..core import Arrays, Family, Options, ParamInfo, ValueInfo
+from ..core import Arrays, Family, Options, ParamInfo, Support, ValueInfo
 
 
 def softplus(x: np.ndarray) -> np.ndarray:
@@ -163,12 +163,8 @@ def log_binomial_coefficient(n: np.ndarray, k: np.ndarray) -> np.ndarray:
 class CountsUpToTotal(Family):
     """A count family whose support ends at ``total_count`` (Binomial, BetaBinomial)."""
 
-    def _in_support(self, params: Arrays, value: np.ndarray, parametrization: str) -> np.ndarray:
-        ok = super()._in_support(params, value, parametrization)
-        return ok & (value <= params["total_count"])
-
-    def support_ends(self, params, parametrization=None):
-        return None, float(params["total_count"])
+    def support(self, params: Arrays, parametrization: str | None = None) -> Support:
+        return Support(self.value.support, upper=params["total_count"])
 
 
 class Binomial(CountsUpToTotal):

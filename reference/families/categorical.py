@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
-from ..core import Arrays, Family, Options, ParamInfo, ValueInfo
+from ..core import Arrays, Family, Options, ParamInfo, Support, ValueInfo
 
 NORMALIZE_OPTION: dict[str, tuple] = {"normalize_probs": (False, True)}
 
@@ -73,16 +73,10 @@ class Categorical(Family):
     def _event_shape(self, params: Arrays, parametrization: str | None) -> tuple[int, ...]:
         return ()
 
-    def _in_support(self, params: Arrays, value: np.ndarray, parametrization: str) -> np.ndarray:
+    def support(self, params: Arrays, parametrization: str | None = None) -> Support:
+        """Up to the last category, K − 1 (the parameters' length sets it)."""
         weights, _ = weights_of(params)
-        return super()._in_support(params, value, parametrization) & (
-            value <= weights.shape[-1] - 1
-        )
-
-    def support_ends(self, params, parametrization=None):
-        """The last category, K − 1 (the parameters' length sets it)."""
-        weights, _ = weights_of(params)
-        return None, float(np.shape(weights)[-1] - 1)
+        return Support(self.value.support, upper=float(np.shape(weights)[-1] - 1))
 
     def _log_prob(
         self, params: Arrays, value: np.ndarray, parametrization: str, options: Options

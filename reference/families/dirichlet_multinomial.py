@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core import Arrays, Family, Options, ParamInfo, ValueInfo
+from ..core import Arrays, Family, Options, ParamInfo, Support, ValueInfo
 from .binomial import digamma_diff, log_rising
 from .multinomial import log_multinomial_coefficient
 
@@ -21,9 +21,8 @@ class DirichletMultinomial(Family):
     def _event_shape(self, params: Arrays, parametrization: str | None) -> tuple[int, ...]:
         return (np.shape(params["concentration"])[-1],)
 
-    def _in_support(self, params: Arrays, value: np.ndarray, parametrization: str) -> np.ndarray:
-        ok = super()._in_support(params, value, parametrization)
-        return ok & (value.sum(-1) == params["total_count"])
+    def support(self, params: Arrays, parametrization: str | None = None) -> Support:
+        return Support(self.value.support, event_total=params["total_count"])
 
     def _log_prob(
         self, params: Arrays, value: np.ndarray, parametrization: str, options: Options

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core import Arrays, Family, Options, ParamInfo, ValueInfo
+from ..core import Arrays, Family, Options, ParamInfo, Support, ValueInfo
 from .binomial import log_binomial_coefficient
 from .categorical import (
     NORMALIZE_OPTION,
@@ -36,9 +36,8 @@ class Multinomial(Family):
         weights, _ = weights_of(params)
         return (np.shape(weights)[-1],)
 
-    def _in_support(self, params: Arrays, value: np.ndarray, parametrization: str) -> np.ndarray:
-        ok = super()._in_support(params, value, parametrization)
-        return ok & (value.sum(-1) == params["total_count"])
+    def support(self, params: Arrays, parametrization: str | None = None) -> Support:
+        return Support(self.value.support, event_total=params["total_count"])
 
     def _log_prob(
         self, params: Arrays, value: np.ndarray, parametrization: str, options: Options

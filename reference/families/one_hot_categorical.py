@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core import Arrays, Family, Options, ParamInfo, ValueInfo
+from ..core import Arrays, Family, Options, ParamInfo, Support, ValueInfo
 from .categorical import (
     NORMALIZE_OPTION,
     category_log_probs,
@@ -25,8 +25,8 @@ class OneHotCategorical(Family):
         weights, _ = weights_of(params)
         return (np.shape(weights)[-1],)
 
-    def _in_support(self, params: Arrays, value: np.ndarray, parametrization: str) -> np.ndarray:
-        return super()._in_support(params, value, parametrization) & (value.sum(-1) == 1.0)
+    def support(self, params: Arrays, parametrization: str | None = None) -> Support:
+        return Support(self.value.support, event_total=1.0)
 
     def _log_prob(
         self, params: Arrays, value: np.ndarray, parametrization: str, options: Options

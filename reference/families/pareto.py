@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core import Arrays, Family, Options, ParamInfo, ValueInfo
+from ..core import Arrays, Family, Options, ParamInfo, Support, ValueInfo
 
 
 def log_ratio(value: np.ndarray, scale: np.ndarray) -> np.ndarray:
@@ -28,11 +28,8 @@ class Pareto(Family):
             logp = np.where(value == scale, -np.inf, logp)
         return logp
 
-    def support_ends(self, params, parametrization=None):
-        return float(params["scale"]), None
-
-    def _in_support(self, params: Arrays, value: np.ndarray, parametrization: str) -> np.ndarray:
-        return np.isfinite(value) & (value >= params["scale"])
+    def support(self, params: Arrays, parametrization: str | None = None) -> Support:
+        return Support(self.value.support, lower=params["scale"])
 
     def _grad(
         self, params: Arrays, value: np.ndarray, parametrization: str, options: Options

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
-from ..core import Arrays, Family, Options, ParamInfo, ValueInfo
+from ..core import Arrays, Family, Options, ParamInfo, Support, ValueInfo
 
 
 def _logits(params: Arrays, parametrization: str) -> np.ndarray:
@@ -27,8 +27,8 @@ class RelaxedOneHotCategorical(Family):
         key = "probs" if "probs" in params else "logits"
         return (np.shape(params[key])[-1],)
 
-    def _in_support(self, params: Arrays, value: np.ndarray, parametrization: str) -> np.ndarray:
-        return super()._in_support(params, value, parametrization) & np.all(value > 0, axis=-1)
+    def support(self, params: Arrays, parametrization: str | None = None) -> Support:
+        return Support(self.value.support, interior=True)
 
     def _log_prob(
         self, params: Arrays, value: np.ndarray, parametrization: str, options: Options

@@ -14,7 +14,7 @@ import math
 import numpy as np
 from scipy import special
 
-from ..core import Arrays, Family, Options, ParamInfo, ValueInfo
+from ..core import Arrays, Family, Options, ParamInfo, Support, ValueInfo
 
 HALF_LOG_2PI = 0.5 * np.log(2.0 * np.pi)
 SQRT_HALF = np.sqrt(0.5)
@@ -144,17 +144,8 @@ class TruncatedNormal(Family):
             out = np.where(use, tail, out)
         return out - np.log(scale)
 
-    def support_ends(self, params, parametrization=None):
-        low, high = params.get("low"), params.get("high")
-        return (None if low is None else float(low)), (None if high is None else float(high))
-
-    def _in_support(self, params: Arrays, value: np.ndarray, parametrization: str) -> np.ndarray:
-        ok = ~np.isnan(value)
-        if "low" in params:
-            ok = ok & (value >= params["low"])
-        if "high" in params:
-            ok = ok & (value <= params["high"])
-        return ok
+    def support(self, params: Arrays, parametrization: str | None = None) -> Support:
+        return Support(self.value.support, lower=params.get("low"), upper=params.get("high"))
 
     def _params_valid(self, params: Arrays, parametrization: str, options: Options) -> np.ndarray:
         ok = super()._params_valid(params, parametrization, options)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core import Arrays, Family, Options, ParamInfo, ValueInfo
+from ..core import Arrays, Family, Options, ParamInfo, Support, ValueInfo
 
 
 class Uniform(Family):
@@ -22,11 +22,8 @@ class Uniform(Family):
             logp = np.where(value == high, -np.inf, logp)
         return logp
 
-    def support_ends(self, params, parametrization=None):
-        return float(params["low"]), float(params["high"])
-
-    def _in_support(self, params: Arrays, value: np.ndarray, parametrization: str) -> np.ndarray:
-        return (value >= params["low"]) & (value <= params["high"])
+    def support(self, params: Arrays, parametrization: str | None = None) -> Support:
+        return Support(self.value.support, lower=params["low"], upper=params["high"])
 
     def _params_valid(self, params: Arrays, parametrization: str, options: Options) -> np.ndarray:
         return super()._params_valid(params, parametrization, options) & (

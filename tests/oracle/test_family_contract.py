@@ -1,0 +1,144 @@
+"""The family contract (``reference.core.Family``'s docstring), held for every family.
+
+A family declares its data and implements its mathematics through a few hooks; broadcasting,
+membership, the support's ends and the vector-Jacobian product are the base class's, once. And
+the expectations of one input come from one evaluation: each answer is computed once however
+many checks read it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from conformance import reference
+from conformance.cases.edges import anchor_inputs
+from conformance.cases.loader import Case, find_case_files, load_case_file
+from conformance.expect import materialize
+from conformance.expect.gradients import DRAWS, expected_grad_for
+from conformance.expect.materialize import expected_for
+from conformance.reference.core import Family
+from conformance.run.arguments import builtin_cases
+from tests.helpers import make_case
+
+#: What a family may define that the base class also defines.
+HOOKS = {
+    "_log_prob",
+    "_sample",
+    "_grad",
+    "support",
+    "_params_valid",
+    "_event_shape",
+    "log_prob_shape",
+}
+
+
+def _written(cls: type) -> set[str]:
+    """What a class body defines, without what Python, ``abc`` and ``dataclass`` put there."""
+    return {k for k in vars(cls) if not k.startswith("__") and k != "_abc_impl"}
+
+
+FAMILIES = sorted(reference.FAMILIES.items())
+
+
+@pytest.mark.parametrize(("name", "family"), FAMILIES, ids=[n for n, _ in FAMILIES])
+def test_a_family_overrides_only_the_declared_hooks(name: str, family: Family) -> None:
+    """A family that re-implemented ``_in_support`` or ``support_ends`` would state its support
+    twice, and the two would drift (the generated edges read one, -inf the other)."""
+    overridden = set()
+    for cls in type(family).__mro__:
+        if cls is Family:
+            break
+        overridden |= {k for k in _written(cls) if hasattr(Family, k)}
+    assert overridden <= HOOKS, f"{name} overrides {sorted(overridden - HOOKS)}"
+
+
+def _anchors_with_ends() -> list[tuple[str, Case, dict, float | None, float | None]]:
+    """Every shipped case whose inputs are one point (the edge generator's anchors), valid,
+    with a scalar value whose support has an end the parameters set."""
+    found = []
+    for path in find_case_files(builtin_cases()):
+        for case in load_case_file(path).cases:
+            inputs = anchor_inputs(case)
+            if case.variant or inputs is None:
+                continue
+            family = reference.get_family(case.family)
+            params, value = inputs
+            if family.value.event_rank or not np.all(
+                family.params_valid(params, value, case.parametrization)
+            ):
+                continue
+            lower, upper = family.support_ends(params, case.parametrization)
+            if lower is not None or upper is not None:
+                found.append((case.id, case, params, lower, upper))
+    return found
+
+
+ENDS = _anchors_with_ends()
+
+
+@pytest.mark.parametrize(
+    ("case_id", "case", "params", "lower", "upper"), ENDS, ids=[a[0] for a in ENDS]
+)
+def test_the_support_ends_belong_to_the_support_and_just_beyond_does_not(
+    case_id: str, case: Case, params: dict, lower: float | None, upper: float | None
+) -> None:
+    """One declaration gives both: the ends an edge case puts the value at are inside the
+    support (closed ends) and the next number outward is outside it."""
+    family = reference.get_family(case.family)
+    for end, outward in ((lower, -np.inf), (upper, np.inf)):
+        if end is None:
+            continue
+        at = family.in_support(params, np.float64(end), case.parametrization)
+        beyond = family.in_support(params, np.nextafter(end, outward), case.parametrization)
+        assert bool(at) and not bool(beyond), (end, at, beyond)
+
+
+def test_every_family_whose_parameters_set_an_end_is_tested() -> None:
+    """The test above is not vacuous: the families whose support the parameters set are among
+    the anchors it runs on."""
+    tested = {case.family for _, case, *_ in ENDS}
+    assert {"Uniform", "Pareto", "Binomial", "Categorical", "TruncatedNormal"} <= tested
+
+
+NORMAL = """
+- id: contract-normal
+  family: Normal
+  params: {loc: [0.5, -1.0], scale: [[1.5], [0.7]]}
+  value: [0.25, 2.0]
+"""
+GAMMA = """
+- id: contract-gamma
+  family: Gamma
+  params: {concentration: [[2.5], [0.7]], rate: 1.5}
+  value: [0.25, 2.0]
+"""
+
+
+@pytest.mark.parametrize("text", [NORMAL, GAMMA], ids=["Normal", "Gamma"])
+def test_one_input_is_evaluated_once_for_every_expectation(text, monkeypatch) -> None:
+    """log_prob, its gradients and the broadcast of one (case, dtype) are computed once for
+    log_prob's and the gradient's expectations together; the gradient's conditioning adds one
+    gradient per perturbed draw. Before the evaluation was shared, the unperturbed gradient
+    was computed three times and the inputs broadcast about six times."""
+    case = make_case(text)
+    family = reference.get_family(case.family)
+    calls = {"broadcast": 0, "_log_prob": 0, "_grad": 0}
+    for name in calls:
+        original = getattr(family, name)
+
+        def counted(*args, _original=original, _name=name, **kwargs):
+            calls[_name] += 1
+            return _original(*args, **kwargs)
+
+        monkeypatch.setattr(family, name, counted)
+    for cached in (expected_for, expected_grad_for, materialize.evaluation_for):
+        cached.cache_clear()
+    try:
+        expected = expected_for(case, "float32")
+        grad = expected_grad_for(case, "float32")
+    finally:
+        for cached in (expected_for, expected_grad_for, materialize.evaluation_for):
+            cached.cache_clear()
+    assert expected.log_prob.shape == (2, 2) and grad.wrt == case.differentiable_inputs
+    assert calls == {"broadcast": 1 + DRAWS, "_log_prob": 1, "_grad": 1 + DRAWS}
