@@ -261,6 +261,34 @@ def export_edges(paths: list[Path], families: list[str], out: Path | None) -> in
     return EXIT_OK
 
 
+def export_coverage(fmt: str, out: Path | None) -> int:
+    """``conformance coverage``: every shipped distribution class and whether items build it."""
+    from conformance.adapters import all_adapters
+    from conformance.registry.coverage import (
+        as_json,
+        coverage,
+        load_exclusions,
+        render_markdown,
+        render_text,
+    )
+    from conformance.run.plan import plan
+    from conformance.run.settings import Settings, parse_options
+
+    settings = Settings.from_sources(parse_options([f"--cases={builtin_cases()}"])[0], {})
+    found = coverage(all_adapters(), plan(settings), load_exclusions())
+    if fmt == "json":
+        text = json.dumps(as_json(found), indent=2) + "\n"
+    elif fmt == "markdown":
+        text = render_markdown(found)
+    else:
+        text = render_text(found)
+    if out is None:
+        sys.stdout.write(text)
+    else:
+        out.write_text(text, encoding="utf-8")
+    return EXIT_OK
+
+
 def version_line() -> str:
     """``conformance --version``: the suite's version and the frameworks it would test."""
     from conformance import __version__
@@ -314,6 +342,18 @@ def main(argv: list[str] | None = None) -> int:
         "conventions", help="the registry's framework conventions as Markdown (docs/conventions.md)"
     )
     conventions.add_argument("-o", "--output", type=Path, help="file to write (default: stdout)")
+    cover = sub.add_parser(
+        "coverage",
+        help="every distribution class the installed frameworks ship, covered or not, and why",
+        description="Each installed framework's public distribution classes (its adapter's "
+        "declaration) with their status: covered (the families, checks and item counts of "
+        "the default run that build it), excluded (with the reason in the registry's "
+        "coverage.yaml) or missing (no family builds it yet).",
+    )
+    cover.add_argument(
+        "--format", choices=("text", "json", "markdown"), default="text", help="output format"
+    )
+    cover.add_argument("-o", "--output", type=Path, help="file to write (default: stdout)")
     edges = sub.add_parser(
         "edges",
         help="export the generated edge cases (--edges=on runs them) as case-file YAML",
@@ -347,6 +387,8 @@ def main(argv: list[str] | None = None) -> int:
         return export_schema(ns.output)
     if ns.command == "conventions":
         return export_conventions(ns.output)
+    if ns.command == "coverage":
+        return export_coverage(ns.format, ns.output)
     if ns.command == "edges":
         families = [f for given in ns.family for f in given.split(",") if f]
         return export_edges(ns.paths, families, ns.output)

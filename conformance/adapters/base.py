@@ -70,6 +70,12 @@ class Adapter(ABC):
     #: Module whose attribute named after a family builds it (``torch.distributions``): the
     #: registry's default binding for every family whose file does not say otherwise.
     family_module: ClassVar[str | None] = None
+    #: Modules whose public distribution classes the framework ships (``conformance coverage``
+    #: lists each), and the classes there that are bases rather than distributions: a class
+    #: counts when its ``log_prob`` is defined below every base (GPyTorch's ``NormalPrior``
+    #: runs ``Prior.log_prob`` over torch's Normal and does not count).
+    distribution_modules: ClassVar[tuple[str, ...]] = ()
+    distribution_bases: ClassVar[tuple[str, ...]] = ()
     #: What the framework raises ValueError for by default: ``all`` (invalid parameters and
     #: values outside the support), ``params`` (invalid parameters only) or ``none``. A binding
     #: may override it. Checks hold the framework to this declaration.

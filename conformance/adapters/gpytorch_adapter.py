@@ -55,6 +55,8 @@ class GpytorchAdapter(TorchAdapter):
     }
     registry_name = "gpytorch"
     family_module = None  # only the families the registry binds (not torch's convention)
+    distribution_modules = ("gpytorch.distributions", "gpytorch.priors")
+    distribution_bases = ("torch.distributions.Distribution", "gpytorch.priors.Prior")
     operator: ClassVar[str] = "tensor"
 
     # ----- structure --------------------------------------------------------------------------

@@ -52,6 +52,8 @@ class NumpyroAdapter(Adapter):
     validation = "params"
     registry_name = "numpyro"
     family_module = "numpyro.distributions"
+    distribution_modules = ("numpyro.distributions",)
+    distribution_bases = ("numpyro.distributions.Distribution",)
     # What a compiled function's trace can run, for the executable store's key
     # (conformance.adapters.jax_executables.code_scope): these packages' loaded modules, live;
     # jaxlib by version and source (a compiled extension whose Python half is run-time state);

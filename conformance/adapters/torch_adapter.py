@@ -19,6 +19,8 @@ class TorchAdapter(Adapter):
     module = "torch"
     registry_name = "torch"
     family_module = "torch.distributions"
+    distribution_modules = ("torch.distributions",)
+    distribution_bases = ("torch.distributions.Distribution",)
 
     def reproducer(self) -> Dialect | None:
         return TorchDialect()

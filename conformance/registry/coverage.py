@@ -1,0 +1,329 @@
+"""``conformance coverage``: every distribution class the installed frameworks ship, and which
+of them the suite tests.
+
+A class is *covered* when items of the default run build it: its binding's constructor (or a
+distribution the binding builds inside another, ``Independent``'s base) is the class, or a
+constructor that is a function returned an instance of it for a case's inputs (NumPyro's
+``TruncatedNormal`` builds ``LeftTruncatedDistribution``, ``TwoSidedTruncatedDistribution``…).
+A class no item builds is *excluded* when the registry's ``coverage.yaml`` gives the reason a
+user would accept, and *missing* otherwise: the suite does not test it yet.
+
+What a framework ships is the adapter's declaration (:attr:`Adapter.distribution_modules` and
+``distribution_bases``): the public classes of those modules whose ``log_prob`` is their own,
+defined below every base.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+from collections import defaultdict
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+
+from conformance.adapters.base import Adapter, import_dotted
+from conformance.registry import Binding
+
+Status = Literal["covered", "excluded", "missing"]
+#: Classes no family covers on purpose, by package, each with its reason.
+EXCLUSIONS_PATH = Path(__file__).parent / "coverage.yaml"
+#: The generated page (``conformance coverage --format=markdown --output=docs/coverage.md``).
+DOC_PATH = Path(__file__).resolve().parents[2] / "docs" / "coverage.md"
+
+
+@dataclass
+class ClassCoverage:
+    """One shipped class: its status and, when covered, what tests it."""
+
+    name: str
+    module: str
+    status: Status = "missing"
+    reason: str = ""
+    #: family → the parametrizations whose items build the class.
+    families: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
+    adapters: set[str] = field(default_factory=set)
+    checks: set[str] = field(default_factory=set)
+    items: int = 0
+
+    def as_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"status": self.status, "module": self.module}
+        if self.status == "covered":
+            out["family"] = sorted(self.families)
+            out["parametrizations"] = {f: sorted(p) for f, p in sorted(self.families.items())}
+            out["adapters"] = sorted(self.adapters)
+            out["checks"] = sorted(self.checks)
+            out["items"] = self.items
+        else:
+            out["reason"] = self.reason
+        return out
+
+
+@dataclass
+class FrameworkCoverage:
+    """One installed framework (a package; GPyTorch's operator adapters are one framework)."""
+
+    package: str
+    version: str
+    adapters: list[str]
+    classes: dict[str, ClassCoverage]
+    #: Why the framework could not be inspected (not installed), or "".
+    unavailable: str = ""
+    #: Exclusions that no longer hold: the class is covered, or the framework ships no such
+    #: class (``coverage.yaml`` must not keep a reason nobody needs).
+    stale_exclusions: list[str] = field(default_factory=list)
+
+    def count(self, status: Status) -> int:
+        return sum(1 for c in self.classes.values() if c.status == status)
+
+    @property
+    def percent(self) -> float:
+        return 100.0 * self.count("covered") / len(self.classes) if self.classes else 0.0
+
+    def summary(self) -> str:
+        if self.unavailable:
+            return f"{self.package}: not inspected ({self.unavailable})"
+        return (
+            f"{self.package} {self.version}: {self.count('covered')} of {len(self.classes)} "
+            f"classes covered ({self.percent:.0f}%), {self.count('excluded')} excluded, "
+            f"{self.count('missing')} without a family yet"
+        )
+
+
+def shipped_classes(adapter: Adapter) -> dict[str, type]:
+    """The public classes of the adapter's distribution modules whose ``log_prob`` is their own."""
+    bases = tuple(import_dotted(b) for b in adapter.distribution_bases)
+    found: dict[str, type] = {}
+    for module_name in adapter.distribution_modules:
+        module = importlib.import_module(module_name)
+        names = getattr(module, "__all__", None) or [n for n in vars(module) if n[:1].isupper()]
+        for name in names:
+            cls = getattr(module, name, None)
+            if not inspect.isclass(cls) or not issubclass(cls, bases) or cls in bases:
+                continue
+            definer = next((m for m in cls.__mro__ if "log_prob" in vars(m)), None)
+            if definer is not None and definer not in bases:
+                found.setdefault(name, cls)
+    return found
+
+
+def _calls(binding: Binding) -> Iterator[str]:
+    """Every dotted constructor a binding calls: its own and those nested in its arguments."""
+    yield binding.constructor
+
+    def walk(spec: Any) -> Iterator[str]:
+        if isinstance(spec, dict):
+            if isinstance(spec.get("call"), str):
+                yield spec["call"]
+            for value in spec.values():
+                yield from walk(value)
+        elif isinstance(spec, list):
+            for value in spec:
+                yield from walk(value)
+
+    yield from walk(binding.args or {})
+
+
+class _Builds:
+    """Which classes an item's binding builds (memoised: a plan has thousands of items)."""
+
+    def __init__(self) -> None:
+        self._static: dict[int, tuple[set[type], bool]] = {}
+        self._built: dict[tuple[str, int, Any], type | None] = {}
+
+    def classes(self, spec: Any) -> set[type]:
+        binding = spec.binding
+        static, by_function = self._static_of(binding)
+        if not by_function:
+            return static
+        key = (spec.adapter.name, id(binding), spec.case)
+        if key not in self._built:
+            self._built[key] = _built_type(spec)
+        built = self._built[key]
+        return static | ({built} if built is not None else set())
+
+    def _static_of(self, binding: Binding) -> tuple[set[type], bool]:
+        found = self._static.get(id(binding))
+        if found is None:
+            classes, by_function = set(), False
+            for dotted in _calls(binding):
+                try:
+                    target = import_dotted(dotted)
+                except Exception:  # a broken binding is the plan's error to report, not ours
+                    continue
+                if inspect.isclass(target):
+                    classes.add(target)
+                elif dotted == binding.constructor:
+                    by_function = True
+            found = self._static[id(binding)] = (classes, by_function)
+        return found
+
+
+def _built_type(spec: Any) -> type | None:
+    """The class a function constructor returns for the item's case (its eager construction)."""
+    from conformance.expect.materialize import inputs_for
+
+    adapter = spec.adapter.eager()
+    try:
+        inputs = inputs_for(spec.case, spec.dtype)
+        with adapter.precision(spec.dtype):
+            params = {k: adapter.asarray(v, "cpu") for k, v in inputs.framework_params().items()}
+            return type(adapter.construct(spec.binding, params))
+    except Exception:  # an item whose construction raises builds nothing to count
+        return None
+
+
+def _public(version: str) -> str:
+    """A version without its local part (torch's ``+cpu`` wheel is the same release)."""
+    return version.partition("+")[0]
+
+
+def load_exclusions(path: Path = EXCLUSIONS_PATH) -> dict[str, dict[str, str]]:
+    """package → class → the reason no family covers it."""
+    data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    return {package: dict(classes or {}) for package, classes in data.items()}
+
+
+def coverage(
+    adapters: dict[str, Adapter], specs: Iterable[Any], exclusions: dict[str, dict[str, str]]
+) -> dict[str, FrameworkCoverage]:
+    """Every framework's shipped classes with their status, from a run's plan (``specs``)."""
+    from conformance.run.plan import CheckSpec
+
+    frameworks: dict[str, FrameworkCoverage] = {}
+    by_class: dict[type, ClassCoverage] = {}
+    for adapter in adapters.values():
+        package = adapter.package
+        fw = frameworks.get(package)
+        if fw is None:
+            fw = frameworks[package] = FrameworkCoverage(package, "", [], {})
+        fw.adapters.append(adapter.name)
+        reason = adapter.unavailable()
+        if reason:
+            fw.unavailable = reason
+            continue
+        fw.version = _public(adapter.version())
+        for name, cls in shipped_classes(adapter).items():
+            if name not in fw.classes:
+                fw.classes[name] = by_class[cls] = ClassCoverage(name, cls.__module__)
+    builds = _Builds()
+    for spec in specs:
+        if not isinstance(spec, CheckSpec) or spec.adapter.package not in frameworks:
+            continue
+        for cls in builds.classes(spec):
+            entry = by_class.get(cls)
+            if entry is None:
+                continue
+            entry.status = "covered"
+            entry.families[spec.case.family].add(spec.case.parametrization)
+            entry.adapters.add(spec.adapter.name)
+            entry.checks.add(spec.check.name)
+            entry.items += 1
+    for package, fw in frameworks.items():
+        excluded = exclusions.get(package, {})
+        if not fw.unavailable:
+            fw.stale_exclusions = sorted(
+                name
+                for name in excluded
+                if name not in fw.classes or fw.classes[name].status == "covered"
+            )
+        for name, entry in fw.classes.items():
+            if entry.status == "covered":
+                continue
+            if name in excluded:
+                entry.status, entry.reason = "excluded", str(excluded[name]).strip()
+            else:
+                entry.reason = "no family of the suite builds it yet"
+    return frameworks
+
+
+def as_json(frameworks: dict[str, FrameworkCoverage]) -> dict[str, Any]:
+    return {
+        "frameworks": {
+            package: {name: c.as_json() for name, c in sorted(fw.classes.items())}
+            for package, fw in sorted(frameworks.items())
+        },
+        "summary": {
+            package: {
+                "version": fw.version,
+                "adapters": fw.adapters,
+                "classes": len(fw.classes),
+                "covered": fw.count("covered"),
+                "excluded": fw.count("excluded"),
+                "missing": fw.count("missing"),
+                "percent_covered": round(fw.percent, 1),
+                **({"unavailable": fw.unavailable} if fw.unavailable else {}),
+            }
+            for package, fw in sorted(frameworks.items())
+        },
+    }
+
+
+def render_text(frameworks: dict[str, FrameworkCoverage]) -> str:
+    lines = []
+    for _, fw in sorted(frameworks.items()):
+        lines.append(fw.summary())
+        for name, c in sorted(fw.classes.items()):
+            if c.status == "covered":
+                families = ", ".join(sorted(c.families))
+                lines.append(f"  covered   {name}: {families} ({c.items} items)")
+        for name, c in sorted(fw.classes.items()):
+            if c.status != "covered":
+                lines.append(f"  {c.status:<9} {name}: {c.reason}")
+    return "\n".join(lines) + "\n"
+
+
+def render_markdown(frameworks: dict[str, FrameworkCoverage]) -> str:
+    out = [
+        "# Coverage of the frameworks' distribution classes",
+        "",
+        "Generated by `conformance coverage --format=markdown --output=docs/coverage.md` from",
+        "the installed frameworks and the default run's plan; `tests/project/test_coverage.py`",
+        "fails while it is stale. A class is *covered* when items of the default run build it,",
+        "*excluded* with the reason in `conformance/registry/coverage.yaml`, *missing* when no",
+        "family of the suite builds it yet. What each framework ships is its adapter's",
+        "declaration: the public classes of its distribution modules with their own `log_prob`.",
+        "",
+        "| framework | classes | covered | excluded | missing |",
+        "| --- | ---: | ---: | ---: | ---: |",
+    ]
+    for package, fw in sorted(frameworks.items()):
+        out.append(
+            f"| {package} {fw.version} | {len(fw.classes)} | {fw.count('covered')} "
+            f"({fw.percent:.0f}%) | {fw.count('excluded')} | {fw.count('missing')} |"
+        )
+    for package, fw in sorted(frameworks.items()):
+        out += ["", f"## {package} {fw.version}", ""]
+        if fw.unavailable:
+            out.append(f"Not inspected: {fw.unavailable}")
+            continue
+        out += [
+            "| class | status | families | checks | items |",
+            "| --- | --- | --- | --- | ---: |",
+        ]
+        for name, c in sorted(fw.classes.items()):
+            if c.status == "covered":
+                families = ", ".join(
+                    f"{f} ({', '.join(sorted(p))})" for f, p in sorted(c.families.items())
+                )
+                checks = ", ".join(sorted(c.checks))
+                out.append(f"| `{name}` | covered | {families} | {checks} | {c.items} |")
+            else:
+                out.append(f"| `{name}` | {c.status} | {c.reason} | | |")
+    return "\n".join(out) + "\n"
+
+
+def readme_line(frameworks: dict[str, FrameworkCoverage]) -> str:
+    """The README's one line of coverage."""
+    parts = [
+        f"{package} {fw.count('covered')}/{len(fw.classes)}"
+        for package, fw in sorted(frameworks.items())
+        if not fw.unavailable
+    ]
+    return (
+        "Distribution classes covered (`conformance coverage`, [docs/coverage.md]"
+        f"(docs/coverage.md)): {', '.join(parts)}."
+    )
