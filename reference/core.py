@@ -100,11 +100,12 @@ class Support:
 
     def ends(self) -> tuple[float | None, float | None]:
         """The ends the parameters set (scalar parameters), None where the named support's own
-        end holds."""
-        return (
-            None if self.lower is None else float(self.lower),
-            None if self.upper is None else float(self.upper),
-        )
+        end holds (an infinite end is none: GeneralizedPareto is unbounded above for ξ ≥ 0)."""
+
+        def end(x: Any) -> float | None:
+            return None if x is None or not np.isfinite(x) else float(x)
+
+        return end(self.lower), end(self.upper)
 
 
 class Evaluation:

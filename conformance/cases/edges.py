@@ -71,8 +71,10 @@ class EdgePoint:
 
 
 def _fmt(x: float) -> str:
-    """A label for a number in a case id: ``0``, ``1``, ``1e-06``."""
-    return f"{x:g}".replace("+", "")
+    """A label for a number in a case id: ``0``, ``1``, ``1e-06``, ``minus-1`` (a bare minus
+    sign would read as a separator: ``at--1``, "at  1" in the description)."""
+    text = f"{x:g}".replace("+", "")
+    return f"minus-{text[1:]}" if text.startswith("-") else text
 
 
 def parameter_points(domain: str) -> list[EdgePoint]:

@@ -224,3 +224,19 @@ def test_nearly_singular_matrices_are_equally_singular_in_every_parametrization(
     assert np.allclose((corr**2).sum(-1), 1.0) and np.isclose(
         (corr @ corr.T)[0, 1], 1 - array_edges.NEAR
     )
+
+
+def test_a_negative_point_keeps_its_sign_in_the_id_and_the_description() -> None:
+    """GeneralizedPareto's density changes form at concentration −1: the label once read
+    ``at--1`` and the description "concentration at  1"."""
+    text = subprocess.run(
+        [sys.executable, "-m", "conformance.cli", "edges", "--family=GeneralizedPareto"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    cases = {c["id"]: c for c in yaml.safe_load(text)["cases"]}
+    case = cases["edge-concentration-at-minus-1"]
+    assert case["params"]["concentration"] == -1.0
+    assert case["description"].endswith("concentration at minus 1")
+    assert not any("--" in i for i in cases)

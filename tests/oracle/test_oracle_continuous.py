@@ -136,6 +136,13 @@ def mp_pareto(p: MpParams, x):
     return mp.log(a) + a * mp.log(s) - (a + 1) * mp.log(x)
 
 
+def mp_generalized_pareto(p: MpParams, x):
+    z, xi = (x - p["loc"]) / p["scale"], p["concentration"]
+    if xi == 0:
+        return -mp.log(p["scale"]) - z
+    return -mp.log(p["scale"]) - (1 / xi + 1) * mp.log1p(xi * z)
+
+
 def mp_uniform(p: MpParams, x):
     return -mp.log(p["high"] - p["low"])
 
@@ -327,6 +334,30 @@ def _pareto_draw(rng, n):
 def _pareto_wide(rng, n):
     s, a = _logu(rng, n, 1e-10, 1e10), _logu(rng, n, 1e-3, 1e4)
     return {"scale": s, "alpha": a}, s * (1 + _logu(rng, n, 1e-12, 1e12))
+
+
+def _generalized_pareto_draw(rng, n, lo=-0.9, hi=2.0):
+    p = {
+        "loc": rng.normal(0, 3, n),
+        "scale": _logu(rng, n, 0.1, 10),
+        "concentration": rng.uniform(lo, hi, n),
+    }
+    # A quantile inside the support (bounded above for concentration < 0).
+    u = rng.uniform(0.01, 0.99, n)
+    xi = p["concentration"]
+    return p, p["loc"] + p["scale"] * np.expm1(-xi * np.log1p(-u)) / xi
+
+
+def _generalized_pareto_wide(rng, n):
+    params, x = _generalized_pareto_draw(rng, n, -3.0, 8.0)
+    near_zero = rng.random(n) < 0.3  # the exponential limit, from both sides
+    params["concentration"] = np.where(
+        near_zero, rng.choice([-1.0, 1.0], n) * _logu(rng, n, 1e-12, 1e-3), params["concentration"]
+    )
+    u = rng.uniform(1e-6, 1 - 1e-6, n)
+    xi = params["concentration"]
+    x = params["loc"] + params["scale"] * np.expm1(-xi * np.log1p(-u)) / xi
+    return params, x
 
 
 def _uniform_draw(rng, n):
@@ -646,6 +677,25 @@ SPECS: list[Spec] = [
         norm_params={"scale": 1.5, "alpha": 2.5},
     ),
     Spec(
+        "GeneralizedPareto",
+        "loc_scale_concentration",
+        mp_generalized_pareto,
+        _generalized_pareto_draw,
+        _generalized_pareto_wide,
+        lambda p, x: stats.genpareto.logpdf(x, p["concentration"], loc=p["loc"], scale=p["scale"]),
+        [
+            ({"loc": 0.3, "scale": 1.5, "concentration": 0.4}, 2.0),
+            ({"loc": 0.0, "scale": 1.0, "concentration": 1e-9}, 0.7),
+            ({"loc": 0.0, "scale": 2.0, "concentration": -1.0}, 1.0),
+            ({"loc": 1.0, "scale": 0.5, "concentration": -1e-6}, 1.2),
+            ({"loc": 0.0, "scale": 2.0, "concentration": -0.5}, 3.0),
+            ({"loc": -1.0, "scale": 3.0, "concentration": 2.5}, 40.0),
+        ],
+        support=(mpmath.mpf(0), INF),
+        norm_params={"loc": 0.0, "scale": 1.5, "concentration": 0.3},
+        cdf=lambda p, x: stats.genpareto.cdf(x, p["concentration"], loc=p["loc"], scale=p["scale"]),
+    ),
+    Spec(
         "Uniform",
         "low_high",
         mp_uniform,
@@ -833,6 +883,7 @@ def test_every_family_of_this_part_is_registered_and_checked() -> None:
         "Beta", "Gamma", "Exponential", "Chi2", "StudentT", "Cauchy", "Laplace", "LogNormal",
         "Gumbel", "HalfNormal", "HalfCauchy", "Pareto", "Uniform", "VonMises", "Weibull",
         "InverseGamma", "Kumaraswamy", "FisherSnedecor", "ContinuousBernoulli", "TruncatedNormal",
+        "GeneralizedPareto",
     }  # fmt: skip
     assert wanted <= set(reference.family_names())
     checked = {(s.family, s.parametrization) for s in SPECS}
@@ -904,6 +955,12 @@ BOUNDARY = [
     ("FisherSnedecor", "df1_df2", {"df1": [1.0, 2.0], "df2": 5.0}, 0.0, [-np.inf] * 2),
     ("Pareto", "scale_alpha", {"scale": [1.0, 0.5, 2.0], "alpha": [0.5, 2.0, 1.5]},
      [1.0, 0.5, 1.999], [np.log(0.5), np.log(4.0), -np.inf]),
+    ("GeneralizedPareto", "loc_scale_concentration",
+     {"loc": 0.0, "scale": 2.0, "concentration": [-0.5, -0.5, -1.0, -1.0, -2.0, 0.5, 0.5]},
+     [0.0, 4.0, 2.0, 2.1, 1.0, -0.1, 0.0],
+     [-LOG2, -np.inf, -LOG2, -np.inf, np.inf, -np.inf, -LOG2]),
+    ("GeneralizedPareto", "loc_scale_concentration",
+     {"loc": 0.0, "scale": [1.0, 0.0, -1.0], "concentration": 0.0}, 1.0, [-1.0, np.nan, np.nan]),
     ("Uniform", "low_high", {"low": [0.0, 0.0, 0.0, 1.0, 2.0], "high": [2.0, 2.0, 2.0, 1.0, 1.0]},
      [0.0, 2.0, 2.001, 0.5, 0.5], [-LOG2, -LOG2, -np.inf, np.nan, np.nan]),
     ("Kumaraswamy", "concentrations", {"concentration1": [0.5, 1.0, 2.0], "concentration0": 2.0},
