@@ -1,5 +1,8 @@
 """OneHotCategorical by ``probs`` or ``logits``: the Categorical as one-hot vectors of size K.
 
+OneHotCategoricalStraightThrough (torch) is the same distribution; only its reparametrised
+sample differs (the straight-through gradient estimator), so the same oracle judges it.
+
 The support is {e_0, …, e_{K-1}}: vectors of zeros and ones summing to 1 (declared as
 ``boolean`` elementwise, with the sum tested here). Torch normalises ``probs`` as its
 Categorical does (see :mod:`conformance.reference.families.categorical`).
@@ -59,5 +62,13 @@ ONE_HOT_CATEGORICAL = OneHotCategorical(
         "logits": {"logits": ParamInfo(1, "real_vector")},
     },
     value=ValueInfo(1, "boolean", discrete=True),
+    options=dict(NORMALIZE_OPTION),
+)
+
+
+ONE_HOT_CATEGORICAL_STRAIGHT_THROUGH = OneHotCategorical(
+    name="OneHotCategoricalStraightThrough",
+    parametrizations=ONE_HOT_CATEGORICAL.parametrizations,
+    value=ONE_HOT_CATEGORICAL.value,
     options=dict(NORMALIZE_OPTION),
 )

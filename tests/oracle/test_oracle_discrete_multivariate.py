@@ -1015,8 +1015,9 @@ def test_categorical_and_one_hot_vs_scipy(parametrization: str) -> None:
     ]
     assert_close(got, np.array(expected), rtol=1e-11)
     one_hot = np.eye(5)[k.astype(int)]
-    got = family("OneHotCategorical").log_prob({parametrization: param}, one_hot, parametrization)
-    assert_close(got, np.array(expected), rtol=1e-11)
+    for name in ("OneHotCategorical", "OneHotCategoricalStraightThrough"):
+        got = family(name).log_prob({parametrization: param}, one_hot, parametrization)
+        assert_close(got, np.array(expected), rtol=1e-11)
 
 
 # ----- boundaries, where scipy raises, returns nan, or differs by design -----------------------
