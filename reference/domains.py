@@ -140,6 +140,7 @@ def interval(name: str) -> Interval | None:
 # name → (test on the raw array, event rank the test reduces over beyond elementwise)
 _FIXED: dict[str, tuple[Check, int]] = {
     "real": (_finite, 0),
+    "nonzero": (lambda x: np.isfinite(x) & (x != 0), 0),
     "real_vector": (_finite, 1),
     "integer": (_integer, 0),
     "simplex": (_simplex, -1),

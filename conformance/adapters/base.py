@@ -33,7 +33,10 @@ def import_dotted(path: str) -> Any:
 
 
 def resolve_arg(spec: Any, params: Mapping[str, Any]) -> Any:
-    """One entry of a binding's ``args`` tree → the object passed to the constructor."""
+    """One entry of a binding's ``args`` tree → the object passed to the constructor (a list
+    of entries → a list: TransformedDistribution's transforms)."""
+    if isinstance(spec, list):
+        return [resolve_arg(item, params) for item in spec]
     if not isinstance(spec, dict) or len({"param", "literal", "call"} & set(spec)) != 1:
         raise ValueError(f"binding argument {spec!r} is not {{param|literal|call: …}}")
     if "param" in spec:

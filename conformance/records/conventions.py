@@ -62,6 +62,8 @@ def _keywords(binding: Binding) -> str:
 
 
 def _spec(spec: object) -> str:
+    if isinstance(spec, list):
+        return f"[{', '.join(_spec(item) for item in spec)}]"
     if isinstance(spec, dict) and "param" in spec:
         return str(spec["param"])
     if isinstance(spec, dict) and "literal" in spec:

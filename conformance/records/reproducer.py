@@ -76,6 +76,8 @@ def call_source(
         return f"{binding.constructor}({', '.join(parts)})", modules
 
     def render(spec: Any, keyword: str | None = None) -> str:
+        if isinstance(spec, list):
+            return f"[{', '.join(render(item) for item in spec)}]"
         if "param" in spec:
             expr = arrays[spec["param"]]
             return operator_wrap(keyword, expr) if operator_wrap and keyword else expr

@@ -31,7 +31,8 @@ class Binding(BaseModel):
         default=None,
         description="Explicit keyword arguments, replacing 'every parameter by (renamed) "
         "keyword'. Each value is {param: NAME} (a parameter's array), {literal: X} (a constant), "
-        "or {call: DOTTED.PATH, args: {...}} (a nested constructor, e.g. Independent's base).",
+        "or {call: DOTTED.PATH, args: {...}} (a nested constructor, e.g. Independent's base), "
+        "or a list of those (TransformedDistribution's transforms).",
     )
     parametrizations: tuple[str, ...] | None = Field(
         default=None, description="Parametrisations this binding covers (default: all)."

@@ -143,6 +143,12 @@ def mp_generalized_pareto(p: MpParams, x):
     return -mp.log(p["scale"]) - (1 / xi + 1) * mp.log1p(xi * z)
 
 
+def mp_transformed_normal_affine_sigmoid(p: MpParams, y):
+    x = (mp.log(y) - mp.log1p(-y) - p["shift"]) / p["factor"]
+    base = -(((x - p["loc"]) / p["scale"]) ** 2) / 2 - mp.log(p["scale"]) - mp.log(2 * mp.pi) / 2
+    return base - mp.log(abs(p["factor"])) - mp.log(y) - mp.log1p(-y)
+
+
 def mp_uniform(p: MpParams, x):
     return -mp.log(p["high"] - p["low"])
 
@@ -358,6 +364,22 @@ def _generalized_pareto_wide(rng, n):
     xi = params["concentration"]
     x = params["loc"] + params["scale"] * np.expm1(-xi * np.log1p(-u)) / xi
     return params, x
+
+
+def _transformed_draw(rng, n, spread=1.0):
+    p = {
+        "loc": rng.normal(0, spread, n),
+        "scale": _logu(rng, n, 0.2, 3.0),
+        "shift": rng.normal(0, spread, n),
+        "factor": rng.choice([-1.0, 1.0], n) * _logu(rng, n, 0.1, 5.0 * spread),
+    }
+    return p, special.expit(rng.uniform(-6 * spread, 6 * spread, n))
+
+
+def _transformed_cdf(p: Params, y: np.ndarray) -> np.ndarray:
+    x = (np.log(y) - np.log1p(-y) - p["shift"]) / p["factor"]
+    below = stats.norm.cdf(x, p["loc"], p["scale"])
+    return np.where(np.asarray(p["factor"]) > 0, below, 1.0 - below)
 
 
 def _uniform_draw(rng, n):
@@ -696,6 +718,27 @@ SPECS: list[Spec] = [
         cdf=lambda p, x: stats.genpareto.cdf(x, p["concentration"], loc=p["loc"], scale=p["scale"]),
     ),
     Spec(
+        "TransformedDistribution",
+        "normal_affine_sigmoid",
+        mp_transformed_normal_affine_sigmoid,
+        _transformed_draw,
+        lambda rng, n: _transformed_draw(rng, n, spread=3.0),
+        None,
+        [
+            ({"loc": 0.3, "scale": 1.2, "shift": -0.5, "factor": 2.0}, 0.4),
+            ({"loc": 0.0, "scale": 1.0, "shift": 0.5, "factor": -2.0}, 0.2),
+            ({"loc": 1.0, "scale": 0.5, "shift": 2.0, "factor": -0.3}, 0.9999),
+            ({"loc": 0.0, "scale": 3.0, "shift": 0.0, "factor": 1.0}, 1e-7),
+        ],
+        support=(mpmath.mpf(0), mpmath.mpf(1)),
+        norm_params={"loc": 0.3, "scale": 1.2, "shift": -0.5, "factor": -2.0},
+        cdf=_transformed_cdf,
+        fd_points=[
+            ({"loc": 0.3, "scale": 1.2, "shift": -0.5, "factor": 2.0}, 0.4),
+            ({"loc": 0.0, "scale": 1.0, "shift": 0.5, "factor": -2.0}, 0.6),
+        ],
+    ),
+    Spec(
         "Uniform",
         "low_high",
         mp_uniform,
@@ -883,7 +926,7 @@ def test_every_family_of_this_part_is_registered_and_checked() -> None:
         "Beta", "Gamma", "Exponential", "Chi2", "StudentT", "Cauchy", "Laplace", "LogNormal",
         "Gumbel", "HalfNormal", "HalfCauchy", "Pareto", "Uniform", "VonMises", "Weibull",
         "InverseGamma", "Kumaraswamy", "FisherSnedecor", "ContinuousBernoulli", "TruncatedNormal",
-        "GeneralizedPareto",
+        "GeneralizedPareto", "TransformedDistribution",
     }  # fmt: skip
     assert wanted <= set(reference.family_names())
     checked = {(s.family, s.parametrization) for s in SPECS}
