@@ -73,8 +73,9 @@ class Support:
     generated edge cases put values at both follow from it.
 
     ``name``: the named support (:mod:`reference.domains`), always required. ``lower`` and
-    ``upper``: closed ends the parameters set (Uniform's ``low``, Binomial's ``total_count``,
-    Categorical's last category), arrays broadcast like the value's batch or numbers.
+    ``upper``: ends the parameters set (Uniform's ``low``, Binomial's ``total_count``,
+    Categorical's last category), arrays broadcast like the value's batch or numbers; closed
+    unless ``lower_open``/``upper_open``.
     ``event_total``: what a count vector's components add up to (Multinomial's
     ``total_count``, a one-hot vector's 1). ``interior``: every component strictly positive
     (a simplex without its faces)."""
@@ -84,14 +85,17 @@ class Support:
     upper: Any = None
     event_total: Any = None
     interior: bool = False
+    #: The parameter-set ends are closed unless said open (Levy's (loc, ∞)).
+    lower_open: bool = False
+    upper_open: bool = False
 
     def contains(self, value: np.ndarray, event_rank: int) -> np.ndarray:
         """Elementwise (over the value's batch): is ``value`` inside?"""
         ok = domains.contains(self.name, value, event_rank)
         if self.lower is not None:
-            ok = ok & (value >= self.lower)
+            ok = ok & ((value > self.lower) if self.lower_open else (value >= self.lower))
         if self.upper is not None:
-            ok = ok & (value <= self.upper)
+            ok = ok & ((value < self.upper) if self.upper_open else (value <= self.upper))
         if self.event_total is not None:
             ok = ok & (value.sum(-1) == self.event_total)
         if self.interior:

@@ -70,7 +70,7 @@ def _anchors_with_ends() -> list[tuple[str, Case, dict, float | None, float | No
                 continue
             lower, upper = family.support_ends(params, case.parametrization)
             if lower is not None or upper is not None:
-                found.append((case.id, case, params, lower, upper))
+                found.append((f"{case.family}-{case.id}", case, params, lower, upper))
     return found
 
 
@@ -84,21 +84,32 @@ def test_the_support_ends_belong_to_the_support_and_just_beyond_does_not(
     case_id: str, case: Case, params: dict, lower: float | None, upper: float | None
 ) -> None:
     """One declaration gives both: the ends an edge case puts the value at are inside the
-    support (closed ends) and the next number outward is outside it."""
+    support where closed (outside where open, the next number inward inside), and the next
+    number outward is outside it."""
     family = reference.get_family(case.family)
-    for end, outward in ((lower, -np.inf), (upper, np.inf)):
+    support = family.support(params, case.parametrization)
+    for end, outward, is_open in (
+        (lower, -np.inf, support.lower_open),
+        (upper, np.inf, support.upper_open),
+    ):
         if end is None:
             continue
-        at = family.in_support(params, np.float64(end), case.parametrization)
-        beyond = family.in_support(params, np.nextafter(end, outward), case.parametrization)
-        assert bool(at) and not bool(beyond), (end, at, beyond)
+        inward = -outward
+
+        def inside(x: float) -> bool:
+            return bool(family.in_support(params, np.float64(x), case.parametrization))
+
+        assert inside(end) is not is_open, (end, is_open)
+        assert not inside(np.nextafter(end, outward)), end
+        if not family.value.discrete:  # the next number inward is a value only on a continuum
+            assert inside(np.nextafter(end, inward)), end
 
 
 def test_every_family_whose_parameters_set_an_end_is_tested() -> None:
     """The test above is not vacuous: the families whose support the parameters set are among
     the anchors it runs on."""
     tested = {case.family for _, case, *_ in ENDS}
-    assert {"Uniform", "Pareto", "Binomial", "Categorical", "TruncatedNormal"} <= tested
+    assert {"Uniform", "Pareto", "Binomial", "Categorical", "TruncatedNormal", "Levy"} <= tested
 
 
 NORMAL = """

@@ -149,6 +149,25 @@ def mp_transformed_normal_affine_sigmoid(p: MpParams, y):
     return base - mp.log(abs(p["factor"])) - mp.log(y) - mp.log1p(-y)
 
 
+def mp_logistic(p: MpParams, x):
+    z = (x - p["loc"]) / p["scale"]
+    return -z - 2 * mp.log1p(mp.exp(-z)) - mp.log(p["scale"])
+
+
+def mp_soft_laplace(p: MpParams, x):
+    z = (x - p["loc"]) / p["scale"]
+    return mp.log(2 / mp.pi) - mp.log(p["scale"]) - mp.log(mp.exp(z) + mp.exp(-z))
+
+
+def mp_levy(p: MpParams, x):
+    c, y = p["scale"], x - p["loc"]
+    return mp.log(c / (2 * mp.pi)) / 2 - c / (2 * y) - mp.mpf(3) / 2 * mp.log(y)
+
+
+def mp_log_uniform(p: MpParams, x):
+    return -mp.log(x) - mp.log(mp.log(p["high"]) - mp.log(p["low"]))
+
+
 def mp_uniform(p: MpParams, x):
     return -mp.log(p["high"] - p["low"])
 
@@ -380,6 +399,22 @@ def _transformed_cdf(p: Params, y: np.ndarray) -> np.ndarray:
     x = (np.log(y) - np.log1p(-y) - p["shift"]) / p["factor"]
     below = stats.norm.cdf(x, p["loc"], p["scale"])
     return np.where(np.asarray(p["factor"]) > 0, below, 1.0 - below)
+
+
+def _loc_scale_draw(rng, n, spread=1.0):
+    p = {"loc": rng.normal(0, 3 * spread, n), "scale": _logu(rng, n, 0.05, 20 * spread)}
+    return p, p["loc"] + p["scale"] * rng.normal(0, 3 * spread, n)
+
+
+def _levy_draw(rng, n, spread=1.0):
+    p = {"loc": rng.normal(0, 3, n), "scale": _logu(rng, n, 0.01, 10 * spread)}
+    return p, p["loc"] + p["scale"] * _logu(rng, n, 0.05, 100 * spread**4)
+
+
+def _log_uniform_draw(rng, n, spread=1.0):
+    low = _logu(rng, n, 1e-3, 10)
+    high = low * (1 + _logu(rng, n, 1e-6 if spread > 1 else 0.1, 1e3 * spread))
+    return {"low": low, "high": high}, np.exp(rng.uniform(np.log(low), np.log(high)))
 
 
 def _uniform_draw(rng, n):
@@ -739,6 +774,56 @@ SPECS: list[Spec] = [
         ],
     ),
     Spec(
+        "Logistic",
+        "loc_scale",
+        mp_logistic,
+        _loc_scale_draw,
+        lambda rng, n: _loc_scale_draw(rng, n, 30.0),
+        lambda p, x: stats.logistic.logpdf(x, p["loc"], p["scale"]),
+        [({"loc": 0.5, "scale": 2.0}, 1.3), ({"loc": 0.0, "scale": 1.0}, -40.0)],
+        support=(-INF, INF),
+        norm_params={"loc": 0.5, "scale": 2.0},
+        cdf=lambda p, x: stats.logistic.cdf(x, p["loc"], p["scale"]),
+    ),
+    Spec(
+        "SoftLaplace",
+        "loc_scale",
+        mp_soft_laplace,
+        _loc_scale_draw,
+        lambda rng, n: _loc_scale_draw(rng, n, 30.0),
+        None,
+        [({"loc": 0.5, "scale": 2.0}, 1.3), ({"loc": 0.0, "scale": 1.0}, -40.0)],
+        support=(-INF, INF),
+        norm_params={"loc": 0.5, "scale": 2.0},
+        cdf=lambda p, x: 2 / np.pi * np.arctan(np.exp((x - p["loc"]) / p["scale"])),
+    ),
+    Spec(
+        "Levy",
+        "loc_scale",
+        mp_levy,
+        _levy_draw,
+        lambda rng, n: _levy_draw(rng, n, 3.0),
+        lambda p, x: stats.levy.logpdf(x, p["loc"], p["scale"]),
+        [({"loc": 0.5, "scale": 2.0}, 1.7), ({"loc": 1.0, "scale": 0.01}, 1.0001)],
+        support=(mpmath.mpf("0.5"), INF),
+        norm_params={"loc": 0.5, "scale": 2.0},
+        cdf=lambda p, x: stats.levy.cdf(x, p["loc"], p["scale"]),
+        fd_points=[({"loc": 0.5, "scale": 2.0}, 1.7), ({"loc": 1.0, "scale": 0.5}, 3.0)],
+    ),
+    Spec(
+        "LogUniform",
+        "low_high",
+        mp_log_uniform,
+        _log_uniform_draw,
+        lambda rng, n: _log_uniform_draw(rng, n, 100.0),
+        lambda p, x: stats.loguniform.logpdf(x, p["low"], p["high"]),
+        [({"low": 0.5, "high": 20.0}, 3.0), ({"low": 1.0, "high": 1.000001}, 1.0000005)],
+        support=(mpmath.mpf("0.5"), mpmath.mpf(20)),
+        norm_params={"low": 0.5, "high": 20.0},
+        cdf=lambda p, x: stats.loguniform.cdf(x, p["low"], p["high"]),
+        fd_points=[({"low": 0.5, "high": 20.0}, 3.0), ({"low": 2.0, "high": 50.0}, 7.0)],
+    ),
+    Spec(
         "Uniform",
         "low_high",
         mp_uniform,
@@ -926,7 +1011,8 @@ def test_every_family_of_this_part_is_registered_and_checked() -> None:
         "Beta", "Gamma", "Exponential", "Chi2", "StudentT", "Cauchy", "Laplace", "LogNormal",
         "Gumbel", "HalfNormal", "HalfCauchy", "Pareto", "Uniform", "VonMises", "Weibull",
         "InverseGamma", "Kumaraswamy", "FisherSnedecor", "ContinuousBernoulli", "TruncatedNormal",
-        "GeneralizedPareto", "TransformedDistribution",
+        "GeneralizedPareto", "TransformedDistribution", "Logistic", "SoftLaplace", "Levy",
+        "LogUniform",
     }  # fmt: skip
     assert wanted <= set(reference.family_names())
     checked = {(s.family, s.parametrization) for s in SPECS}

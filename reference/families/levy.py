@@ -1,0 +1,45 @@
+"""Levy(loc, scale c) (NumPyro) on (loc, ∞), with y = x − loc:
+
+    log p = ½·log(c/(2π)) − c/(2y) − (3/2)·log y.
+
+The support is open at loc (the density tends to 0 there; NumPyro's support is
+``greater_than(loc)``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..core import Arrays, Family, Options, ParamInfo, Support, ValueInfo
+
+LOG_2PI = float(np.log(2.0 * np.pi))
+
+
+class Levy(Family):
+    def _log_prob(
+        self, params: Arrays, value: np.ndarray, parametrization: str, options: Options
+    ) -> np.ndarray:
+        c, y = params["scale"], value - params["loc"]
+        return 0.5 * (np.log(c) - LOG_2PI) - c / (2.0 * y) - 1.5 * np.log(y)
+
+    def support(self, params: Arrays, parametrization: str | None = None) -> Support:
+        return Support(self.value.support, lower=params["loc"], lower_open=True)
+
+    def _grad(self, params, value, parametrization, options):
+        c, y = params["scale"], value - params["loc"]
+        d_value = c / (2.0 * y * y) - 1.5 / y
+        return {"loc": -d_value, "scale": 0.5 / c - 0.5 / y, "value": d_value}
+
+    def _sample(self, params, shape, rng, parametrization):
+        # c / Z² for a standard normal Z.
+        z = rng.standard_normal(size=shape)
+        return params["loc"] + params["scale"] / (z * z)
+
+
+LEVY = Levy(
+    name="Levy",
+    parametrizations={
+        "loc_scale": {"loc": ParamInfo(0, "real"), "scale": ParamInfo(0, "positive")}
+    },
+    value=ValueInfo(0, "real"),
+)
