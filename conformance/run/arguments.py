@@ -4,7 +4,12 @@ bench, which both start runs."""
 
 from __future__ import annotations
 
+import argparse
+from functools import cache
 from pathlib import Path
+from typing import Any
+
+from conformance.run.options import add_options
 
 
 def builtin_cases() -> Path:
@@ -46,26 +51,32 @@ def _names_path(arg: str) -> bool:
     return not arg.startswith("-") and Path(arg.split("::")[0]).exists()
 
 
-#: Our options that take a value. pytest finds its rootdir before plugin options are known, so
-#: the value of ``--results out/r.json`` would count as a path; ``--results=out/r.json`` does not.
-VALUE_OPTIONS = (
-    "--cases",
-    "--framework",
-    "--family",
-    "--check",
-    "--dtype",
-    "--device",
-    "--adapter",
-    "--results",
-    "--deselect",  # its node id stays an id (see builtin_id_path), not a path to find
-)
+#: Actions that take no value.
+_FLAGS = {"store_true", "store_false", "count", argparse.BooleanOptionalAction}
+
+
+@cache
+def value_options() -> frozenset[str]:
+    """Every long option of the suite's that takes a value, read from its declarations (and
+    pytest's ``--deselect``, whose node id stays an id, see :func:`builtin_id_path`). pytest
+    finds its rootdir before plugin options are known, so the value of ``--results out/r.json``
+    would count as a path, and ``--known-failures my.yaml`` ran nothing; joined as
+    ``--opt=value`` they do not."""
+    names: set[str] = {"--deselect"}
+
+    def add(*flags: str, **kwargs: Any) -> None:
+        if kwargs.get("action") not in _FLAGS:
+            names.update(f for f in flags if f.startswith("--"))
+
+    add_options(add)
+    return frozenset(names)
 
 
 def join_option_values(args: list[str]) -> list[str]:
     out: list[str] = []
     it = iter(args)
     for arg in it:
-        if arg in VALUE_OPTIONS:
+        if arg in value_options():
             value = next(it, None)
             out.append(arg if value is None else f"{arg}={value}")
         else:

@@ -217,3 +217,48 @@ def test_misspelt_options_and_names_get_a_suggestion(tmp_path: Path) -> None:
     assert proc.returncode == 2
     assert "--family 'Normall' matches no family (did you mean 'Normal'?)" in proc.stderr
     assert "--framework 'torhc' matches no adapter (did you mean 'torch'?)" in proc.stderr
+
+
+def test_every_value_option_takes_its_value_after_a_space(tmp_path: Path) -> None:
+    """``--known-failures my.yaml`` (the README's spelling) ran nothing: "no tests ran", exit
+    2, because pytest took the file for a path before the plugin's options were known. Every
+    option declared with a value is now joined to it, read from the declarations."""
+    from conformance.run.arguments import join_option_values, value_options
+
+    assert {"--known-failures", "--shard", "--memory-budget", "--results"} <= value_options()
+    assert (
+        "--no-results" not in value_options() and "--strict-known-failures" not in value_options()
+    )
+    assert join_option_values(["--shard", "1/2", "--no-results", "-x"]) == [
+        "--shard=1/2",
+        "--no-results",
+        "-x",
+    ]
+    known = tmp_path / "my.yaml"
+    known.write_text(
+        textwrap.dedent(
+            """\
+            known_failures:
+              - id: my-normal-shapes
+                family: Normal
+                framework: torch
+                case: one
+                check: shapes
+                dtype: float64
+                kind: shape
+                reason: a made-up failure, to see the file is read
+            """
+        )
+    )
+    root = write(tmp_path, GOOD)
+    proc = conformance(
+        "run", "--cases", str(root), "--known-failures", str(known), "--framework", "torch",
+        "--check", "shapes", "--dtype", "float64", "--no-strict-known-failures", "-q",
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "no tests ran" not in proc.stdout
+    records = json.loads((tmp_path / "reports" / "results.json").read_text())["records"]
+    matched = [r for r in records if r.get("known_failures")]
+    assert [(r["case"], r["check"]) for r in matched] == [("one", "shapes")]
+    assert matched[0]["known_failures"][0]["id"] == "my-normal-shapes"
