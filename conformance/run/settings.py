@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from conformance import reference
-from conformance.adapters import Adapter, all_adapters
+from conformance.adapters import Adapter, AdapterLoadError, all_adapters
 from conformance.cases.validate import Known
 from conformance.checks import CHECKS, NON_CHECK_ITEMS, OPT_IN
 from conformance.dtypes import FLOAT_DTYPES
@@ -195,9 +195,13 @@ class Settings:
 
     def problems(self) -> list[str]:
         """Selections that name nothing: a typo should not silently select zero items."""
+        try:
+            adapters = list(self.adapters)
+        except AdapterLoadError as exc:  # a misspelt --adapter: a usage error, not a crash
+            return [f"--adapter: {exc}"]
         out = []
         selections = (
-            ("--framework", "adapter", self.frameworks, list(self.adapters)),
+            ("--framework", "adapter", self.frameworks, adapters),
             ("--family", "family", self.families, reference.family_names()),
             ("--check", "check", self.checks, list(CHECKS)),
             ("--dtype", "dtype", self.dtypes, list(FLOAT_DTYPES)),

@@ -262,3 +262,15 @@ def test_every_value_option_takes_its_value_after_a_space(tmp_path: Path) -> Non
     matched = [r for r in records if r.get("known_failures")]
     assert [(r["case"], r["check"]) for r in matched] == [("one", "shapes")]
     assert matched[0]["known_failures"][0]["id"] == "my-normal-shapes"
+
+
+def test_a_misspelt_adapter_is_a_usage_error_not_an_internal_error(tmp_path: Path) -> None:
+    """``--adapter module:Class`` that does not load exited 3 with 66 INTERNALERROR lines."""
+    root = write(tmp_path, GOOD)
+    proc = conformance(
+        "run", "--cases", str(root), "--adapter", "no_such_module:Adapter", "-q", cwd=tmp_path
+    )
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    output = proc.stdout + proc.stderr
+    assert "INTERNALERROR" not in output
+    assert "--adapter: cannot load adapter 'no_such_module:Adapter'" in output
