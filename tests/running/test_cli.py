@@ -274,3 +274,24 @@ def test_a_misspelt_adapter_is_a_usage_error_not_an_internal_error(tmp_path: Pat
     output = proc.stdout + proc.stderr
     assert "INTERNALERROR" not in output
     assert "--adapter: cannot load adapter 'no_such_module:Adapter'" in output
+
+
+def test_the_readmes_known_failure_example_runs_as_it_says(tmp_path: Path) -> None:
+    """The README's example entry, saved as my.yaml and passed as the README writes it."""
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    block = readme.split("```yaml\nknown_failures:", 1)[1].split("```", 1)[0]
+    (tmp_path / "my.yaml").write_text("known_failures:" + block)
+    proc = conformance(
+        "run", "--known-failures", "my.yaml", "--family=GeneralizedPareto", "--framework=torch",
+        "--check=log_prob", "-q", cwd=tmp_path,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    records = json.loads((tmp_path / "reports" / "results.json").read_text())["records"]
+    mine = [
+        r
+        for r in records
+        if any(k["id"] == "my-generalized-pareto-float64" for k in r.get("known_failures", []))
+    ]
+    assert [(r["case"], r["dtype"], r["outcome"]) for r in mine] == [
+        ("scalar", "float64", "xfailed")
+    ]
