@@ -370,6 +370,14 @@ def main(argv: list[str] | None = None) -> int:
     edges.add_argument("--family", action="append", default=[], help="only these families (glob)")
     edges.add_argument("-o", "--output", type=Path, help="directory to write <file>.edges.yaml to")
     report_commands.add_parsers(sub)
+    if argv and not argv[0].startswith("-") and argv[0] not in sub.choices:
+        from conformance.names import unknown_name
+
+        print(
+            f"conformance: error: {unknown_name('command', argv[0], sub.choices, 'is no')}",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
     if argv and argv[0] == "run":
         return run(argv[1:])
     if argv and argv[0] == "list":

@@ -295,3 +295,10 @@ def test_the_readmes_known_failure_example_runs_as_it_says(tmp_path: Path) -> No
     assert [(r["case"], r["dtype"], r["outcome"]) for r in mine] == [
         ("scalar", "float64", "xfailed")
     ]
+
+
+def test_a_misspelt_command_gets_a_suggestion(tmp_path: Path) -> None:
+    proc = conformance("rn", "--family=Normal", cwd=tmp_path)
+    assert proc.returncode == 2
+    assert "'rn' is no command (did you mean 'run'?)" in proc.stderr
+    assert "coverage" in proc.stderr  # the known commands are listed
