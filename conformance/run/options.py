@@ -42,6 +42,11 @@ def add_options(add: Callable[..., Any]) -> None:
         help="directory (or file) of YAML cases; repeatable",
     )
     add(
+        "--builtin-cases",
+        action="store_true",
+        help="run the shipped cases too, beside those --cases names (CONFORMANCE_BUILTIN_CASES=1)",
+    )
+    add(
         "--framework",
         action="append",
         metavar="NAME",

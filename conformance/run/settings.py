@@ -22,6 +22,7 @@ from conformance.dtypes import FLOAT_DTYPES
 from conformance.names import unmatched_pattern
 from conformance.operations import Operation
 from conformance.run import memory, robustness
+from conformance.run.arguments import builtin_cases
 from conformance.run.options import DEFAULT_RESULTS, add_options, env_list, split_list
 
 if TYPE_CHECKING:
@@ -92,6 +93,13 @@ class Settings:
         roots = [Path(p).resolve() for p in split_list(opt.cases)]
         roots += [Path(p).resolve() for p in env_list("CONFORMANCE_CASES", env)]
         roots += [Path(p).resolve() for p in ini_roots or ()]
+        if getattr(opt, "builtin_cases", False) or env.get("CONFORMANCE_BUILTIN_CASES") in (
+            "1",
+            "true",
+            "on",
+        ):
+            roots.append(builtin_cases().resolve())
+        roots = list(dict.fromkeys(roots))  # a root named twice is read once
         results = given("results", "CONFORMANCE_RESULTS") or DEFAULT_RESULTS
         examples = given("property", "CONFORMANCE_PROPERTY")
         try:

@@ -302,3 +302,22 @@ def test_a_misspelt_command_gets_a_suggestion(tmp_path: Path) -> None:
     assert proc.returncode == 2
     assert "'rn' is no command (did you mean 'run'?)" in proc.stderr
     assert "coverage" in proc.stderr  # the known commands are listed
+
+
+def test_builtin_cases_run_beside_ones_own(tmp_path: Path) -> None:
+    """``--cases DIR`` replaces the shipped cases; ``--builtin-cases`` adds them back, and a
+    root named twice is read once (the run header once showed "cases, cases")."""
+    from conformance.run.plan import CheckSpec, plan
+    from conformance.run.settings import Settings, parse_options
+
+    root = write(tmp_path, GOOD)
+    argv = [f"--cases={root}", "--family=Normal", "--framework=torch", "--check=shapes"]
+
+    def files(extra: list[str], env: dict) -> set[str]:
+        settings = Settings.from_sources(parse_options(argv + extra)[0], env)
+        return {s.case.file for s in plan(settings, root=tmp_path) if isinstance(s, CheckSpec)}
+
+    assert files([], {}) == {"mycases/c.yaml"}
+    both = files(["--builtin-cases", f"--cases={builtin_cases()}"], {})
+    assert {"mycases/c.yaml", "cases/normal.yaml"} <= both  # (and other files with Normal cases)
+    assert files([], {"CONFORMANCE_BUILTIN_CASES": "1"}) == both
