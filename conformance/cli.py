@@ -289,6 +289,25 @@ def export_coverage(fmt: str, out: Path | None) -> int:
     return EXIT_OK
 
 
+def export_triage(results: Path, out: Path | None) -> int:
+    """``conformance triage``: known-failure entries drafted from a run's failing records."""
+    from conformance.records.triage import draft_entries, render
+
+    try:
+        records = json.loads(results.read_text(encoding="utf-8"))["records"]
+    except (OSError, ValueError, KeyError) as exc:
+        print(f"conformance triage: cannot read {results}: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    entries = draft_entries(records)
+    text = render(entries, str(results))
+    if out is None:
+        sys.stdout.write(text)
+    else:
+        out.write_text(text, encoding="utf-8")
+        print(f"conformance triage: {len(entries)} draft entries in {out}", file=sys.stderr)
+    return EXIT_OK
+
+
 def version_line() -> str:
     """``conformance --version``: the suite's version and the frameworks it would test."""
     from conformance import __version__
@@ -354,6 +373,18 @@ def main(argv: list[str] | None = None) -> int:
         "--format", choices=("text", "json", "markdown"), default="text", help="output format"
     )
     cover.add_argument("-o", "--output", type=Path, help="file to write (default: stdout)")
+    triage = sub.add_parser(
+        "triage",
+        help="draft known-failure entries from a run's failing records, grouped by symptom",
+        description="One entry per family × framework × kind × symptom (the exception, the "
+        "partial derivative) and set of checks × dtypes, case lists exact; each reason is a "
+        "draft for a person to write.",
+    )
+    triage.add_argument(
+        "results", nargs="?", type=Path, default=Path("reports/results.json"),
+        help="results.json of the run (default: reports/results.json)",
+    )  # fmt: skip
+    triage.add_argument("-o", "--output", type=Path, help="file to write (default: stdout)")
     edges = sub.add_parser(
         "edges",
         help="export the generated edge cases (--edges=on runs them) as case-file YAML",
@@ -397,6 +428,8 @@ def main(argv: list[str] | None = None) -> int:
         return export_conventions(ns.output)
     if ns.command == "coverage":
         return export_coverage(ns.format, ns.output)
+    if ns.command == "triage":
+        return export_triage(ns.results, ns.output)
     if ns.command == "edges":
         families = [f for given in ns.family for f in given.split(",") if f]
         return export_edges(ns.paths, families, ns.output)
