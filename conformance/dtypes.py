@@ -18,8 +18,10 @@ def eps(name: str) -> float:
 
 
 def round_to(array: np.ndarray, name: str) -> np.ndarray:
-    """Round float64 ``array`` to dtype ``name`` and back: exactly what the framework receives."""
-    return np.asarray(array, dtype=np.float64).astype(name).astype(np.float64)
+    """Round float64 ``array`` to dtype ``name`` and back: exactly what the framework receives
+    (a number beyond the dtype's range becomes its infinity, by design: no warning)."""
+    with np.errstate(over="ignore"):
+        return np.asarray(array, dtype=np.float64).astype(name).astype(np.float64)
 
 
 def value_numpy_dtype(value_dtype: ValueDType, float_name: str) -> np.dtype:

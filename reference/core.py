@@ -185,9 +185,10 @@ class Evaluation:
         """∂(Σ cotangent · log_prob)/∂input, shaped like each input before broadcasting."""
         ct = np.asarray(cotangent, dtype=np.float64)
         out = {}
-        for name, g in self.gradients.items():
-            weighted = g * ct.reshape(ct.shape + (1,) * self.ranks[name])
-            out[name] = unbroadcast(weighted, self.shapes[name])
+        with np.errstate(invalid="ignore", over="ignore"):  # +inf and −inf meet at poles: NaN
+            for name, g in self.gradients.items():
+                weighted = g * ct.reshape(ct.shape + (1,) * self.ranks[name])
+                out[name] = unbroadcast(weighted, self.shapes[name])
         return out
 
 
@@ -475,7 +476,12 @@ class Family(ABC):
         key = parametrization or self.default_parametrization
         self._check_params(params, key)
         full = tuple(sample_shape) + self.batch_shape(params, key)
-        return np.asarray(self._sample(self.params_broadcast_to(params, full, key), full, rng, key))
+        # Parameters at the ends of their domains overflow or divide by zero on the way (the
+        # callers redraw or judge such values): the suite's own warnings would bury a
+        # framework's.
+        with np.errstate(all="ignore"):
+            drawn = self._sample(self.params_broadcast_to(params, full, key), full, rng, key)
+        return np.asarray(drawn)
 
     def params_broadcast_to(
         self, params: Mapping[str, Any], batch: tuple[int, ...], parametrization: str | None = None
