@@ -168,6 +168,17 @@ def mp_log_uniform(p: MpParams, x):
     return -mp.log(x) - mp.log(mp.log(p["high"]) - mp.log(p["low"]))
 
 
+def mp_asymmetric_laplace(p: MpParams, x):
+    s, k, d = p["scale"], p["asymmetry"], x - p["loc"]
+    side = s * k if d < 0 else s / k
+    return -abs(d) / side - mp.log(s * k + s / k)
+
+
+def mp_gompertz(p: MpParams, x):
+    c, b = p["concentration"], p["rate"]
+    return mp.log(c) + mp.log(b) + b * x - c * mp.expm1(b * x)
+
+
 def mp_uniform(p: MpParams, x):
     return -mp.log(p["high"] - p["low"])
 
@@ -415,6 +426,20 @@ def _log_uniform_draw(rng, n, spread=1.0):
     low = _logu(rng, n, 1e-3, 10)
     high = low * (1 + _logu(rng, n, 1e-6 if spread > 1 else 0.1, 1e3 * spread))
     return {"low": low, "high": high}, np.exp(rng.uniform(np.log(low), np.log(high)))
+
+
+def _asymmetric_laplace_draw(rng, n, spread=1.0):
+    p = {
+        "loc": rng.normal(0, 3, n),
+        "scale": _logu(rng, n, 0.05, 20 * spread),
+        "asymmetry": _logu(rng, n, 0.2 / spread, 5 * spread),
+    }
+    return p, p["loc"] + p["scale"] * rng.normal(0, 3 * spread, n)
+
+
+def _gompertz_draw(rng, n, spread=1.0):
+    p = {"concentration": _logu(rng, n, 0.05 / spread, 20 * spread), "rate": _logu(rng, n, 0.1, 5)}
+    return p, np.log1p(rng.exponential(1.0, n) / p["concentration"]) / p["rate"]
 
 
 def _uniform_draw(rng, n):
@@ -824,6 +849,39 @@ SPECS: list[Spec] = [
         fd_points=[({"low": 0.5, "high": 20.0}, 3.0), ({"low": 2.0, "high": 50.0}, 7.0)],
     ),
     Spec(
+        "AsymmetricLaplace",
+        "loc_scale_asymmetry",
+        mp_asymmetric_laplace,
+        _asymmetric_laplace_draw,
+        lambda rng, n: _asymmetric_laplace_draw(rng, n, 30.0),
+        lambda p, x: stats.laplace_asymmetric.logpdf(x, p["asymmetry"], p["loc"], p["scale"]),
+        [
+            ({"loc": 0.3, "scale": 1.2, "asymmetry": 0.7}, -0.5),
+            ({"loc": 0.3, "scale": 1.2, "asymmetry": 0.7}, 2.0),
+            ({"loc": 0.0, "scale": 2.0, "asymmetry": 3.0}, 1.0),
+        ],
+        support=(-INF, INF),
+        norm_params={"loc": 0.3, "scale": 1.2, "asymmetry": 0.7},
+        cdf=lambda p, x: stats.laplace_asymmetric.cdf(x, p["asymmetry"], p["loc"], p["scale"]),
+    ),
+    Spec(
+        "Gompertz",
+        "concentration_rate",
+        mp_gompertz,
+        _gompertz_draw,
+        lambda rng, n: _gompertz_draw(rng, n, 30.0),
+        lambda p, x: stats.gompertz.logpdf(x, p["concentration"], scale=1 / p["rate"]),
+        [
+            ({"concentration": 0.5, "rate": 1.5}, 0.7),
+            ({"concentration": 3.0, "rate": 0.2}, 5.0),
+        ],
+        # The survival function is exp(−c·expm1(b·x)): nothing beyond x = 30 (and mpmath's
+        # exp of the nodes near ∞ never ends).
+        support=(mpmath.mpf(0), mpmath.mpf(30)),
+        norm_params={"concentration": 0.5, "rate": 1.5},
+        cdf=lambda p, x: stats.gompertz.cdf(x, p["concentration"], scale=1 / p["rate"]),
+    ),
+    Spec(
         "Uniform",
         "low_high",
         mp_uniform,
@@ -1012,7 +1070,7 @@ def test_every_family_of_this_part_is_registered_and_checked() -> None:
         "Gumbel", "HalfNormal", "HalfCauchy", "Pareto", "Uniform", "VonMises", "Weibull",
         "InverseGamma", "Kumaraswamy", "FisherSnedecor", "ContinuousBernoulli", "TruncatedNormal",
         "GeneralizedPareto", "TransformedDistribution", "Logistic", "SoftLaplace", "Levy",
-        "LogUniform",
+        "LogUniform", "AsymmetricLaplace", "Gompertz",
     }  # fmt: skip
     assert wanted <= set(reference.family_names())
     checked = {(s.family, s.parametrization) for s in SPECS}

@@ -1020,6 +1020,17 @@ def test_categorical_and_one_hot_vs_scipy(parametrization: str) -> None:
         assert_close(got, np.array(expected), rtol=1e-11)
 
 
+def test_discrete_uniform_vs_scipy() -> None:
+    low = np.array([-3.0, 0.0, 10.0, 4.0])
+    high = np.array([3.0, 0.0, 1000.0, 4.0])
+    k = np.array([-3.0, 0.0, 517.0, 4.0])
+    got = family("DiscreteUniform").log_prob({"low": low, "high": high}, k)
+    assert_close(got, stats.randint.logpmf(k, low, high + 1), rtol=1e-14)
+    outside = family("DiscreteUniform").log_prob({"low": 2.0, "high": 5.0}, [1.0, 6.0, 3.5])
+    assert np.all(outside == -np.inf)
+    assert np.isnan(family("DiscreteUniform").log_prob({"low": 5.0, "high": 2.0}, 3.0))
+
+
 # ----- boundaries, where scipy raises, returns nan, or differs by design -----------------------
 def test_binomial_boundaries() -> None:
     f = family("Binomial")
