@@ -63,16 +63,9 @@ def misspelt_options(args: list[str]) -> str | None:
     """``--famly=Normal``: an option that is not the suite's but close to one of them (pytest
     would only say "unrecognized arguments", headed "pytest.main()"). Other unknown options
     are left to pytest, whose plugins may define them."""
-    from conformance.run.options import add_options
+    from conformance.run.arguments import option_names
 
-    ours: list[str] = []
-
-    def declared(*names: str, **how: object) -> None:
-        ours.extend(names)
-        if how.get("action") is argparse.BooleanOptionalAction:
-            ours.extend(f"--no-{n[2:]}" for n in names)
-
-    add_options(declared)
+    ours = sorted(option_names())
     for arg in args:
         name = arg.split("=", 1)[0]
         if not name.startswith("--") or name in ours:
@@ -200,26 +193,25 @@ def _exit_code(code: int, args: list[str]) -> int:
     return code
 
 
-def export_schema(out: Path | None) -> int:
-    from conformance.cases.case_model import json_schema
-
-    text = json.dumps(json_schema(), indent=2, ensure_ascii=False) + "\n"
+def _emit(text: str, out: Path | None) -> int:
+    """A generated page or document: to stdout, or to ``out``."""
     if out is None:
         sys.stdout.write(text)
     else:
         out.write_text(text, encoding="utf-8")
     return EXIT_OK
+
+
+def export_schema(out: Path | None) -> int:
+    from conformance.cases.case_model import json_schema
+
+    return _emit(json.dumps(json_schema(), indent=2, ensure_ascii=False) + "\n", out)
 
 
 def export_conventions(out: Path | None) -> int:
     from conformance.records.conventions import render
 
-    text = render()
-    if out is None:
-        sys.stdout.write(text)
-    else:
-        out.write_text(text, encoding="utf-8")
-    return EXIT_OK
+    return _emit(render(), out)
 
 
 def export_edges(paths: list[Path], families: list[str], out: Path | None) -> int:
@@ -282,11 +274,7 @@ def export_coverage(fmt: str, out: Path | None) -> int:
         text = render_markdown(found)
     else:
         text = render_text(found)
-    if out is None:
-        sys.stdout.write(text)
-    else:
-        out.write_text(text, encoding="utf-8")
-    return EXIT_OK
+    return _emit(text, out)
 
 
 def export_triage(results: Path, out: Path | None) -> int:
@@ -299,13 +287,10 @@ def export_triage(results: Path, out: Path | None) -> int:
         print(f"conformance triage: cannot read {results}: {exc}", file=sys.stderr)
         return EXIT_USAGE
     entries = draft_entries(records)
-    text = render(entries, str(results))
-    if out is None:
-        sys.stdout.write(text)
-    else:
-        out.write_text(text, encoding="utf-8")
+    code = _emit(render(entries, str(results)), out)
+    if out is not None:
         print(f"conformance triage: {len(entries)} draft entries in {out}", file=sys.stderr)
-    return EXIT_OK
+    return code
 
 
 def version_line() -> str:

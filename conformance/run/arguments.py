@@ -56,19 +56,36 @@ _FLAGS = {"store_true", "store_false", "count", argparse.BooleanOptionalAction}
 
 
 @cache
+def declared_options() -> tuple[tuple[tuple[str, ...], dict[str, Any]], ...]:
+    """The suite's option declarations, (flags, how) each, as :func:`add_options` makes them:
+    read here once for whatever needs to know the options before pytest does."""
+    found: list[tuple[tuple[str, ...], dict[str, Any]]] = []
+    add_options(lambda *flags, **how: found.append((flags, how)))
+    return tuple(found)
+
+
+@cache
+def option_names() -> frozenset[str]:
+    """Every long option of the suite's, ``--no-`` spellings of the boolean ones included."""
+    names: set[str] = set()
+    for flags, how in declared_options():
+        names.update(flags)
+        if how.get("action") is argparse.BooleanOptionalAction:
+            names.update(f"--no-{f[2:]}" for f in flags)
+    return frozenset(n for n in names if n.startswith("--"))
+
+
+@cache
 def value_options() -> frozenset[str]:
     """Every long option of the suite's that takes a value, read from its declarations (and
     pytest's ``--deselect``, whose node id stays an id, see :func:`builtin_id_path`). pytest
     finds its rootdir before plugin options are known, so the value of ``--results out/r.json``
     would count as a path, and ``--known-failures my.yaml`` ran nothing; joined as
     ``--opt=value`` they do not."""
-    names: set[str] = {"--deselect"}
-
-    def add(*flags: str, **kwargs: Any) -> None:
-        if kwargs.get("action") not in _FLAGS:
+    names = {"--deselect"}
+    for flags, how in declared_options():
+        if how.get("action") not in _FLAGS:
             names.update(f for f in flags if f.startswith("--"))
-
-    add_options(add)
     return frozenset(names)
 
 
