@@ -20,6 +20,7 @@ from conformance.run.arguments import (
     builtin_cases,
     builtin_id_path,
     has_paths,
+    in_pytest_spelling,
     join_option_values,
 )
 
@@ -63,9 +64,9 @@ def misspelt_options(args: list[str]) -> str | None:
     """``--famly=Normal``: an option that is not the suite's but close to one of them (pytest
     would only say "unrecognized arguments", headed "pytest.main()"). Other unknown options
     are left to pytest, whose plugins may define them."""
-    from conformance.run.arguments import option_names
+    from conformance.run.arguments import option_names, pytest_option_names
 
-    ours = sorted(option_names())
+    ours = sorted(option_names() | pytest_option_names())
     for arg in args:
         name = arg.split("=", 1)[0]
         if not name.startswith("--") or name in ours:
@@ -74,6 +75,16 @@ def misspelt_options(args: list[str]) -> str | None:
         if close:
             return f"unknown option {name} (did you mean {close[0]}?)"
     return None
+
+
+def pytest_args_of(args: list[str]) -> list[str]:
+    """What ``run`` and ``list`` give pytest: option values joined to their options, the
+    suite's options in pytest's prefixed spelling, and the built-in cases unless the arguments
+    name cases or paths."""
+    out = in_pytest_spelling(join_option_values(list(args)))
+    if not has_paths(out):
+        out.append(f"--conformance-cases={builtin_cases()}")
+    return out
 
 
 def _wants_help(args: list[str]) -> bool:
@@ -90,9 +101,7 @@ def run(pytest_args: list[str]) -> int:
     if misspelt:
         print(f"conformance run: error: {misspelt}", file=sys.stderr)
         return EXIT_USAGE
-    args = [builtin_id_path(a) for a in join_option_values(list(pytest_args))]
-    if not has_paths(args):
-        args += [f"--cases={builtin_cases()}"]
+    args = [builtin_id_path(a) for a in pytest_args_of(pytest_args)]
     # This process imported the package before pytest could register it for rewriting.
     args = ["-W", "ignore::pytest.PytestAssertRewriteWarning", *args]
     if os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD"):
@@ -147,9 +156,7 @@ def list_items(pytest_args: list[str]) -> int:
         sys.stdout.write(command_help("list"))
         return EXIT_OK
     show_ids = "--ids" in pytest_args
-    args = join_option_values([a for a in pytest_args if a != "--ids"])
-    if not has_paths(args):
-        args += [f"--cases={builtin_cases()}"]
+    args = pytest_args_of([a for a in pytest_args if a != "--ids"])
     code, items, output = listing.collect(
         ["-W", "ignore::pytest.PytestAssertRewriteWarning", *args]
     )
@@ -164,10 +171,9 @@ def list_items(pytest_args: list[str]) -> int:
 
 
 def _results_path(args: list[str]) -> Path:
-    for i, a in enumerate(args):
-        if a == "--results" and i + 1 < len(args):
-            return Path(args[i + 1])
-        if a.startswith("--results="):
+    """Where the run wrote results.json (``args`` are pytest's: joined and prefixed)."""
+    for a in args:
+        if a.startswith("--conformance-results="):
             return Path(a.split("=", 1)[1])
     from conformance.run.settings import DEFAULT_RESULTS
 

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from conformance.run.arguments import in_pytest_spelling
+
 pytest_plugins = ["pytester"]
 
 # Tests are grouped by the part they test (tests/<part>/test_*.py); the shared helpers live here.
@@ -77,15 +79,11 @@ def run_suite(pytester: pytest.Pytester):
         out = pytester.path / "results.json"
         checks = [] if any(a.startswith("--check") for a in args) else ["--check=shapes,log_prob"]
         edges = [] if any(a.startswith("--edges") for a in args) else ["--edges=off"]
-        argv = [
-            f"--cases={cases}",
-            f"--results={out}",
-            "-p",
-            "no:cacheprovider",
-            *checks,
-            *edges,
-            *args,
-        ]
+        # pytest spells the suite's options --conformance-X; `conformance run` maps them so.
+        argv = in_pytest_spelling(
+            [f"--cases={cases}", f"--results={out}", "-p", "no:cacheprovider", *checks, *edges,
+             *args]
+        )  # fmt: skip
         if subprocess:
             env_path = os.pathsep.join([str(SUPPORT), os.environ.get("PYTHONPATH", "")])
             pytester._monkeypatch.setenv("PYTHONPATH", env_path)

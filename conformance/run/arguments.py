@@ -9,7 +9,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from conformance.run.options import add_options
+from conformance.run.options import PREFIX, add_options
 
 
 def builtin_cases() -> Path:
@@ -39,7 +39,8 @@ def builtin_id_path(arg: str, cwd: Path | None = None) -> str:
 
 def has_paths(args: list[str]) -> bool:
     """Whether pytest args name a case root or path (then the built-in cases are not added)."""
-    if any(a == "--cases" or a.startswith("--cases=") for a in args):
+    cases = ("--cases", prefixed("--cases"))
+    if any(a.split("=", 1)[0] in cases for a in args):
         return True
     return any(_names_path(a) for a in args)
 
@@ -66,13 +67,36 @@ def declared_options() -> tuple[tuple[tuple[str, ...], dict[str, Any]], ...]:
 
 @cache
 def option_names() -> frozenset[str]:
-    """Every long option of the suite's, ``--no-`` spellings of the boolean ones included."""
+    """Every long option of the suite's in its short spelling (``conformance run``'s), ``--no-``
+    spellings of the boolean ones included."""
     names: set[str] = set()
     for flags, how in declared_options():
         names.update(flags)
         if how.get("action") is argparse.BooleanOptionalAction:
             names.update(f"--no-{f[2:]}" for f in flags)
     return frozenset(n for n in names if n.startswith("--"))
+
+
+def prefixed(name: str) -> str:
+    """``--device`` → ``--conformance-device`` (pytest's spelling of the suite's options)."""
+    return PREFIX + name.removeprefix("--")
+
+
+@cache
+def pytest_option_names() -> frozenset[str]:
+    """Every long option of the suite's as pytest knows it (``--conformance-device``)."""
+    return frozenset(prefixed(n) for n in option_names())
+
+
+def in_pytest_spelling(args: list[str]) -> list[str]:
+    """``conformance run``'s short spellings made pytest's: ``--family=Normal`` →
+    ``--conformance-family=Normal``; anything else (pytest's own options, the prefixed
+    spelling, paths) as given."""
+    out = []
+    for arg in args:
+        name, eq, value = arg.partition("=")
+        out.append(prefixed(name) + eq + value if name in option_names() else arg)
+    return out
 
 
 @cache
@@ -86,6 +110,7 @@ def value_options() -> frozenset[str]:
     for flags, how in declared_options():
         if how.get("action") not in _FLAGS:
             names.update(f for f in flags if f.startswith("--"))
+            names.update(prefixed(f) for f in flags if f.startswith("--"))
     return frozenset(names)
 
 

@@ -35,7 +35,7 @@ def collect(pytest_args: list[str]) -> tuple[int, list[dict[str, Any]], str]:
     buffer = io.StringIO()
     with contextlib.redirect_stdout(buffer):
         code = pytest.main(
-            [*pytest_args, "--collect-only", "-q", "--no-results"], plugins=[collected]
+            [*pytest_args, "--collect-only", "-q", "--conformance-no-results"], plugins=[collected]
         )
     return int(code), collected.items, buffer.getvalue()
 

@@ -3,6 +3,12 @@
 Kept free of heavy imports: the pytest entry point (:mod:`conformance.run.plugin`) declares these
 options in every pytest run of every project where the suite is installed, and must cost next
 to nothing there.
+
+The options are declared with their short spelling (``--device``), which ``conformance run``
+takes. pytest gets them under one prefix (``--conformance-device``, dest
+``conformance_device``): a plugin loaded into every project's pytest must not take names that
+project's own conftest.py declares (``--device`` once failed their run with "option dest
+'device' already used"). :func:`in_pytest_spelling` maps the one onto the other.
 """
 
 from __future__ import annotations
@@ -18,6 +24,11 @@ from conformance.run import robustness
 CASE_SUFFIXES = (".yaml", ".yml")
 
 DEFAULT_RESULTS = "reports/results.json"
+
+#: What every option of the suite is called in pytest: ``--device`` is ``--conformance-device``.
+PREFIX = "--conformance-"
+#: ... and where pytest keeps its value: ``config.option.conformance_device``.
+DEST_PREFIX = "conformance_"
 
 
 def split_list(values: list[str] | None) -> list[str]:
@@ -164,4 +175,44 @@ def add_options(add: Callable[..., Any]) -> None:
         metavar="N",
         help="reject a case whose arrays would have more elements, before building them "
         "(default 1000000; CONFORMANCE_MAX_ELEMENTS)",
+    )
+
+
+def _dest(flag: str) -> str:
+    return flag.removeprefix("--").replace("-", "_")
+
+
+def add_pytest_options(addoption: Callable[..., Any]) -> None:
+    """Declare every option under :data:`PREFIX` through pytest's ``addoption``. A boolean
+    option's negation is ``--conformance-no-X`` (argparse would make it ``--no-conformance-X``),
+    so that every spelling of the suite's starts with the prefix."""
+
+    def add(*flags: str, **how: Any) -> None:
+        dest = DEST_PREFIX + _dest(flags[0])
+        names = [PREFIX + f.removeprefix("--") for f in flags]
+        if how.get("action") is argparse.BooleanOptionalAction:
+            rest = {k: v for k, v in how.items() if k != "action"}
+            addoption(*names, action="store_true", dest=dest, **rest)
+            negated = [PREFIX + "no-" + f.removeprefix("--") for f in flags]
+            addoption(*negated, action="store_false", dest=dest, default=rest.get("default"),
+                      help=argparse.SUPPRESS)  # fmt: skip
+            return
+        addoption(*names, dest=dest, **how)
+
+    add_options(add)
+
+
+def dests() -> list[str]:
+    """Every option's short dest (``device``, ``strict_known_failures``, …)."""
+    found: list[str] = []
+    add_options(lambda *flags, **how: found.append(_dest(flags[0])))
+    return found
+
+
+def short_options(option: Any) -> argparse.Namespace:
+    """pytest's ``config.option`` read back under the short dests that
+    :meth:`~conformance.run.settings.Settings.from_sources` reads (``device``, not
+    ``conformance_device``)."""
+    return argparse.Namespace(
+        **{dest: getattr(option, DEST_PREFIX + dest, None) for dest in dests()}
     )

@@ -14,17 +14,18 @@ import os
 
 import pytest
 
-from conformance.run.options import CASE_SUFFIXES, add_options, env_list, split_list
+from conformance.run.options import CASE_SUFFIXES, add_pytest_options, env_list, split_list
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    add_options(parser.getgroup("conformance", "distribution conformance suite").addoption)
+    group = parser.getgroup("conformance", "distribution conformance suite")
+    add_pytest_options(group.addoption)
     parser.addini("conformance_cases", "directories of YAML case files", type="paths", default=[])
 
 
 def has_case_files(config: pytest.Config) -> bool:
     """Whether this run can have case items: a case root, or a case file named as an argument."""
-    if split_list(config.option.cases) or env_list("CONFORMANCE_CASES", os.environ):
+    if split_list(config.option.conformance_cases) or env_list("CONFORMANCE_CASES", os.environ):
         return True
     if config.getini("conformance_cases"):
         return True

@@ -42,7 +42,7 @@ from conformance.run.items import (
     CaseItem,
     ConformanceItem,
 )
-from conformance.run.options import CASE_SUFFIXES
+from conformance.run.options import CASE_SUFFIXES, short_options
 from conformance.run.settings import Settings, SettingsError, split_list
 from conformance.run.subject_factory import SubjectFactory
 from conformance.versions import version_text
@@ -63,7 +63,9 @@ REPORTED_PACKAGES = (
 def _settings(config: pytest.Config) -> Settings:
     try:
         return Settings.from_sources(
-            config.option, os.environ, [Path(p) for p in config.getini("conformance_cases")]
+            short_options(config.option),
+            os.environ,
+            [Path(p) for p in config.getini("conformance_cases")],
         )
     except SettingsError as exc:
         raise pytest.UsageError(str(exc)) from None
@@ -104,14 +106,14 @@ def pytest_configure(config: pytest.Config) -> None:
     if problems:
         raise pytest.UsageError("; ".join(problems))
     config.stash[SETTINGS_KEY] = settings
-    if getattr(config.option, "no_executable_store", None):
+    if getattr(config.option, "conformance_no_executable_store", None):
         os.environ[jax_cache.STORE_ENV] = "off"  # xdist workers inherit it
     config.stash[FACTORY_KEY] = SubjectFactory(settings.device, settings.property_examples)
     config.pluginmanager.register(timing_plugin.TimingPlugin(config), "conformance-timing")
     if not hasattr(config, "workerinput"):
         config.pluginmanager.register(Recorder(config), "conformance-recorder")
         robustness.terminate_as_interrupt()
-    explicit = [Path(p).resolve() for p in split_list(config.option.cases)]
+    explicit = [Path(p).resolve() for p in split_list(config.option.conformance_cases)]
     if explicit:
         # `--cases DIR` alone should run DIR, not the default testpaths.
         # A root some argument already selects from (a file or node id in it) is not added:

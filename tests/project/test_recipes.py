@@ -176,9 +176,9 @@ def test_family_and_check_recipes_pass_completeness_and_run(tmp_path) -> None:
     )
 
     run = _run(
-        root, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--cases=cases/toy.yaml",
-        "--framework=torch,numpyro", "--check=finite,log_prob,grad", "--variants=off",
-        "--no-results", "-rA",
+        root, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--conformance-cases=cases/toy.yaml",
+        "--conformance-framework=torch,numpyro", "--conformance-check=finite,log_prob,grad",
+        "--conformance-variants=off", "--conformance-no-results", "-rA",
     )  # fmt: skip
     assert run.returncode == 0, run.stdout[-3000:]
     assert "numpyro has no Toy" in run.stdout  # unsupported, with the reason, never silent

@@ -8,6 +8,7 @@ from collections import Counter
 
 from conformance.report import html as report_html
 from conformance.report.reproducers import file_names
+from conformance.run.arguments import in_pytest_spelling
 
 CASE = """\
 cases:
@@ -95,7 +96,9 @@ def test_an_explicit_junitxml_wins(case_dir, run_suite, pytester) -> None:
 def test_no_results_means_no_report_and_no_junit(case_dir, pytester) -> None:
     cases = case_dir({"normal.yaml": CASE})
     result = pytester.runpytest(
-        "--cases", str(cases), "--framework", "torch", *ONE_CHECK, "--no-results"
+        *in_pytest_spelling(
+            ["--cases", str(cases), "--framework", "torch", *ONE_CHECK, "--no-results"]
+        )
     )
     assert result.ret == 0
     assert not list(pytester.path.rglob("*.html")) and not list(pytester.path.rglob("junit.xml"))

@@ -63,7 +63,13 @@ def test_the_same_run_with_a_case_root_is_a_suite_run(tmp_path: Path) -> None:
         "cases:\n  - id: n\n    family: Normal\n    params: {loc: 0.0, scale: 1.0}\n"
         "    value: 0.5\n"
     )
-    proc = _pytest(project, "--cases=cases", "--framework=torch", "--check=log_prob", "-q")
+    proc = _pytest(
+        project,
+        "--conformance-cases=cases",
+        "--conformance-framework=torch",
+        "--conformance-check=log_prob",
+        "-q",
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "conformance results:" in proc.stdout
     assert "conformance.reference" in (project / "loaded.txt").read_text().split()

@@ -35,11 +35,11 @@ cases:
 """
 #: torch is right, fake.shifted is off by 1e-3: two failing items, two passing.
 SELECTION = [
-    "--framework=torch,fake.shifted",
-    "--adapter=fake_adapters:ShiftedAdapter",
-    "--check=log_prob",
-    "--dtype=float64",
-    "--variants=off",
+    "--conformance-framework=torch,fake.shifted",
+    "--conformance-adapter=fake_adapters:ShiftedAdapter",
+    "--conformance-check=log_prob",
+    "--conformance-dtype=float64",
+    "--conformance-variants=off",
     "-p",
     "no:timeout",
 ]
@@ -93,8 +93,8 @@ def project(request: pytest.FixtureRequest, tmp_path: Path):
                 sys.executable,
                 "-m",
                 "pytest",
-                "--cases=cases",
-                f"--results={results}",
+                "--conformance-cases=cases",
+                f"--conformance-results={results}",
                 *SELECTION,
                 *args,
             ],

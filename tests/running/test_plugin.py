@@ -201,7 +201,12 @@ def test_yaml_outside_case_roots_is_not_collected(pytester, case_dir) -> None:
 def test_case_file_named_on_the_command_line_is_collected(pytester) -> None:
     path = pytester.makefile(".yaml", mine=GOOD)
     result = pytester.runpytest(
-        str(path), "--framework", "torch", "--check=shapes,log_prob", "--edges=off", "--no-results"
+        str(path),
+        "--conformance-framework",
+        "torch",
+        "--conformance-check=shapes,log_prob",
+        "--conformance-edges=off",
+        "--conformance-no-results",
     )
     result.assert_outcomes(passed=8)
 

@@ -24,6 +24,7 @@ from conformance.cli import EXIT_INTERRUPTED, MAX_WORKER_RESTARTS, with_worker
 from conformance.records import results as results_module
 from conformance.records.results import load_results, write_atomic
 from conformance.run import robustness
+from conformance.run.arguments import in_pytest_spelling
 
 REPO = Path(__file__).resolve().parents[2]
 SUPPORT = REPO / "tests" / "support"
@@ -396,7 +397,9 @@ def test_a_dump_keeps_the_error_and_the_frameworks_frames() -> None:
 def test_bad_robustness_options_are_usage_errors(pytester, option: str, message: str) -> None:
     # A run with a case root: without one the entry point stays dormant and reads no option.
     pytester.mkdir("cases")
-    result = pytester.runpytest("--cases=cases", option, "-p", "no:cacheprovider")
+    result = pytester.runpytest(
+        *in_pytest_spelling(["--cases=cases", option]), "-p", "no:cacheprovider"
+    )
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert message in result.stderr.str()
 
