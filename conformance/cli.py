@@ -87,6 +87,14 @@ def pytest_args_of(args: list[str]) -> list[str]:
     return out
 
 
+def option_problem(args: list[str]) -> str | None:
+    """A misspelt option of the suite's, or a value argparse refuses (a choice, a count), in
+    ``run``'s or ``list``'s arguments; None when there is none."""
+    from conformance.run.arguments import value_error
+
+    return misspelt_options(args) or value_error(join_option_values(list(args)))
+
+
 def _wants_help(args: list[str]) -> bool:
     return any(a in ("-h", "--help") for a in args)
 
@@ -97,9 +105,9 @@ def run(pytest_args: list[str]) -> int:
     if _wants_help(pytest_args):
         sys.stdout.write(command_help("run"))
         return EXIT_OK
-    misspelt = misspelt_options(pytest_args)
-    if misspelt:
-        print(f"conformance run: error: {misspelt}", file=sys.stderr)
+    problem = option_problem(pytest_args)
+    if problem:
+        print(f"conformance run: error: {problem}", file=sys.stderr)
         return EXIT_USAGE
     args = [builtin_id_path(a) for a in pytest_args_of(pytest_args)]
     # This process imported the package before pytest could register it for rewriting.
@@ -108,7 +116,9 @@ def run(pytest_args: list[str]) -> int:
         args = ["-p", "conformance.run.plugin", *args]
     if os.environ.get("CONFORMANCE_MUTANT") and "conformance.mutants.plugin" not in args:
         args = ["-p", "conformance.mutants.plugin", *args]  # CONFORMANCE_MUTANT=name: apply it
-    code = int(pytest.main(with_worker(args)))
+    from conformance.run.options import ShortSpelling
+
+    code = int(pytest.main(with_worker(args), plugins=[ShortSpelling()]))
     return _exit_code(code, args)
 
 
@@ -156,7 +166,12 @@ def list_items(pytest_args: list[str]) -> int:
         sys.stdout.write(command_help("list"))
         return EXIT_OK
     show_ids = "--ids" in pytest_args
-    args = pytest_args_of([a for a in pytest_args if a != "--ids"])
+    given = [a for a in pytest_args if a != "--ids"]
+    problem = option_problem(given)
+    if problem:
+        print(f"conformance list: error: {problem}", file=sys.stderr)
+        return EXIT_USAGE
+    args = pytest_args_of(given)
     code, items, output = listing.collect(
         ["-W", "ignore::pytest.PytestAssertRewriteWarning", *args]
     )

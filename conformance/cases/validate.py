@@ -7,6 +7,7 @@ to zero-stride placeholder arrays.
 
 from __future__ import annotations
 
+import difflib
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -92,8 +93,10 @@ def resolve_case(spec: CaseSpec, known: Known | None = None) -> Resolved:
     """Validate ``spec`` against its family; return its parametrisation and shapes."""
     try:
         family = reference.get_family(spec.family)
-    except OracleError as exc:
-        raise SemanticError(("family",), str(exc)) from None
+    except OracleError:
+        raise SemanticError(
+            ("family",), unknown_name("family", spec.family, reference.family_names(), "is no")
+        ) from None
 
     known = known or Known()
     cap = known.max_elements or DEFAULT_MAX_ELEMENTS
@@ -158,10 +161,14 @@ def _resolve_parametrization(spec: CaseSpec, family: reference.Family) -> str:
     given = set(spec.params)
     if spec.parametrization is not None:
         if spec.parametrization not in family.parametrizations:
-            known = ", ".join(family.parametrizations)
             raise SemanticError(
                 ("parametrization",),
-                f"{family.name} has no parametrization {spec.parametrization!r} (known: {known})",
+                unknown_name(
+                    f"parametrization of {family.name}",
+                    spec.parametrization,
+                    family.parametrizations,
+                    "is no",
+                ),
             )
         _check_param_set(family, spec.parametrization, given, inferred=False)
         return spec.parametrization
@@ -190,7 +197,11 @@ def _check_param_set(
         options = "; ".join(f"{p}: {sorted(ps)}" for p, ps in family.parametrizations.items())
         label += f" — the closest of its parametrizations ({options})"
     if extra:
-        raise SemanticError(("params", extra[0]), f"unexpected parameter {extra[0]!r} for {label}")
+        close = difflib.get_close_matches(extra[0], sorted(expected - given), n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise SemanticError(
+            ("params", extra[0]), f"unexpected parameter {extra[0]!r}{hint} for {label}"
+        )
     if missing:
         raise SemanticError(("params",), f"missing parameter {missing[0]!r} for {label}")
 
@@ -331,6 +342,4 @@ def _check_names(spec: CaseSpec, known: Known) -> None:
             continue
         for i, name in enumerate(listed):
             if name not in names:
-                raise SemanticError(
-                    (key, i), f"unknown {key[:-1]} {name!r}; known: {', '.join(sorted(names))}"
-                )
+                raise SemanticError((key, i), unknown_name(key[:-1], name, names, "is no"))

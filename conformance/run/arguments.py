@@ -124,3 +124,17 @@ def join_option_values(args: list[str]) -> list[str]:
         else:
             out.append(arg)
     return out
+
+
+def value_error(args: list[str]) -> str | None:
+    """What is wrong with a value of the suite's options in ``args`` (short spelling, values
+    joined), as argparse says it (``argument --edges: invalid choice: 'maybe' (choose from
+    'on', 'off')``), or None. Checked before pytest, whose message would name the option
+    ``--conformance-edges`` and head it "usage: pytest.main()"."""
+    parser = argparse.ArgumentParser(add_help=False, allow_abbrev=False, exit_on_error=False)
+    add_options(parser.add_argument)
+    try:
+        parser.parse_known_args(args)
+    except argparse.ArgumentError as exc:
+        return str(exc)
+    return None

@@ -15,9 +15,12 @@ from typing import Any
 import pytest
 
 from conformance.cases.dtype_edges import is_float32_edge
+from conformance.run.options import ShortSpelling
 
 
-class _Collected:
+class _Collected(ShortSpelling):
+    """The items' metadata; as :class:`ShortSpelling`, messages name ``list``'s options."""
+
     def __init__(self) -> None:
         self.items: list[dict[str, Any]] = []
 

@@ -178,6 +178,16 @@ def add_options(add: Callable[..., Any]) -> None:
     )
 
 
+class ShortSpelling:
+    """Registered by ``conformance run`` and ``conformance list`` with pytest: the user typed
+    the short spelling (``--family``), so messages name the options so."""
+
+
+def spelling_prefix(plugins: Any) -> str:
+    """How this run's user spells the suite's options: ``--`` or :data:`PREFIX`."""
+    return "--" if any(isinstance(p, ShortSpelling) for p in plugins) else PREFIX
+
+
 def _dest(flag: str) -> str:
     return flag.removeprefix("--").replace("-", "_")
 

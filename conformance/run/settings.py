@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 import fnmatch
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -19,7 +19,7 @@ from conformance.adapters import Adapter, AdapterLoadError, all_adapters
 from conformance.cases.validate import Known
 from conformance.checks import CHECKS, NON_CHECK_ITEMS, OPT_IN
 from conformance.dtypes import FLOAT_DTYPES
-from conformance.names import unmatched_pattern
+from conformance.names import unknown_name, unmatched_pattern
 from conformance.operations import Operation
 from conformance.run import memory, robustness
 from conformance.run.arguments import builtin_cases
@@ -72,40 +72,39 @@ class Settings:
     max_elements: int | None = None
     #: Times an item that crashed its worker is run again on a fresh one (xdist only).
     crash_retries: int = 0
+    #: How the user gave each setting (``--family``, ``--conformance-family`` or
+    #: ``CONFORMANCE_FAMILIES``), by dest: messages name what the user typed.
+    named: dict[str, str] = field(default_factory=dict)
+
+    def option(self, dest: str) -> str:
+        """The option or variable that set ``dest``, as the user gave it."""
+        return self.named.get(dest) or "--" + dest.replace("_", "-")
 
     @classmethod
     def from_sources(
-        cls, opt: Any, env: Mapping[str, str], ini_roots: list[Path] | None = None
+        cls,
+        opt: Any,
+        env: Mapping[str, str],
+        ini_roots: list[Path] | None = None,
+        prefix: str = "--",
     ) -> Settings:
-        """The settings of a run: command-line options (``opt``, as parsed by the plugin's
-        options), then ``CONFORMANCE_*`` variables in ``env``, then ini values.
+        """The settings of a run: command-line options (``opt``, under the short dests
+        :func:`~conformance.run.options.add_options` declares), then ``CONFORMANCE_*``
+        variables in ``env``, then ini values. ``prefix`` is how the user spells the options
+        (``--`` for ``conformance run``, ``--conformance-`` under plain pytest), for messages.
 
-        Raises :class:`SettingsError` for a value that cannot be used.
+        Raises :class:`SettingsError`, naming the option or variable as the user gave it, for
+        a value that cannot be used.
         """
-
-        def given(name: str, var: str) -> str | None:
-            value = getattr(opt, name, None)
-            return value if value is not None else env.get(var) or None
-
-        def listed(name: str, var: str) -> list[str]:
-            return split_list(getattr(opt, name, None)) or env_list(var, env)
-
+        src = _Sources(opt, env, prefix)
+        given, listed = src.given, src.listed
         roots = [Path(p).resolve() for p in split_list(opt.cases)]
         roots += [Path(p).resolve() for p in env_list("CONFORMANCE_CASES", env)]
         roots += [Path(p).resolve() for p in ini_roots or ()]
-        if getattr(opt, "builtin_cases", False) or env.get("CONFORMANCE_BUILTIN_CASES") in (
-            "1",
-            "true",
-            "on",
-        ):
+        if getattr(opt, "builtin_cases", False) or src.flag("CONFORMANCE_BUILTIN_CASES"):
             roots.append(builtin_cases().resolve())
         roots = list(dict.fromkeys(roots))  # a root named twice is read once
         results = given("results", "CONFORMANCE_RESULTS") or DEFAULT_RESULTS
-        examples = given("property", "CONFORMANCE_PROPERTY")
-        try:
-            property_examples = int(examples or 0)
-        except ValueError:
-            raise SettingsError(f"--property {examples!r}: expected a count, e.g. 20") from None
         return cls(
             case_roots=roots,
             frameworks=listed("framework", "CONFORMANCE_FRAMEWORKS"),
@@ -115,9 +114,9 @@ class Settings:
             device=given("device", "CONFORMANCE_DEVICE") or "cpu",
             adapter_specs=tuple(split_list(opt.adapter) + env_list("CONFORMANCE_ADAPTERS", env)),
             results_path=None if opt.no_results else Path(results),
-            variants=(given("variants", "CONFORMANCE_VARIANTS") or "on") == "on",
-            edges=(given("edges", "CONFORMANCE_EDGES") or "on") == "on",
-            property_examples=property_examples,
+            variants=src.on_off("variants", "CONFORMANCE_VARIANTS"),
+            edges=src.on_off("edges", "CONFORMANCE_EDGES"),
+            property_examples=src.count("property", "CONFORMANCE_PROPERTY", 0, "a count, e.g. 20"),
             known_failure_files=[
                 Path(p)
                 for p in split_list(opt.known_failures)
@@ -127,11 +126,14 @@ class Settings:
             strict_known_failures=(
                 opt.strict_known_failures if opt.strict_known_failures is not None else True
             ),
-            shard=parse_shard(given("shard", "CONFORMANCE_SHARD")),
-            quick=bool(getattr(opt, "quick", None)) or env.get("CONFORMANCE_QUICK") == "1",
+            shard=parse_shard(
+                given("shard", "CONFORMANCE_SHARD"), src.named("shard", "CONFORMANCE_SHARD")
+            ),
+            quick=bool(getattr(opt, "quick", None)) or src.flag("CONFORMANCE_QUICK"),
             opt_in=listed("opt_in", "CONFORMANCE_OPT_IN")
-            + (["jit"] if env.get("CONFORMANCE_TORCH_COMPILE") == "1" else []),
-            **_robustness(given),
+            + (["jit"] if src.flag("CONFORMANCE_TORCH_COMPILE") else []),
+            named=src.names,
+            **_robustness(src),
         )
 
     @property
@@ -206,26 +208,34 @@ class Settings:
         try:
             adapters = list(self.adapters)
         except AdapterLoadError as exc:  # a misspelt --adapter: a usage error, not a crash
-            return [f"--adapter: {exc}"]
+            return [f"{self.option('adapter')}: {exc}"]
         out = []
         selections = (
-            ("--framework", "adapter", self.frameworks, adapters),
-            ("--family", "family", self.families, reference.family_names()),
-            ("--check", "check", self.checks, list(CHECKS)),
-            ("--dtype", "dtype", self.dtypes, list(FLOAT_DTYPES)),
+            ("framework", "adapter", self.frameworks, adapters),
+            ("family", "family", self.families, reference.family_names()),
+            ("check", "check", self.checks, list(CHECKS)),
+            ("dtype", "dtype", self.dtypes, list(FLOAT_DTYPES)),
         )
-        for option, what, patterns, known in selections:
+        for dest, what, patterns, known in selections:
             for pattern in patterns:
                 problem = unmatched_pattern(what, pattern, known)
                 if problem:
-                    out.append(f"{option} {problem}")
+                    out.append(f"{self.option(dest)} {problem}")
         for name in self.opt_in:
             if name not in Operation.__members__.values():
-                out.append(f"--opt-in {name!r} is not one of {', '.join(Operation)}")
+                out.append(
+                    f"{self.option('opt_in')} "
+                    + unknown_name("operation", name, [str(o) for o in Operation], "is no")
+                )
         if self.device not in ("cpu", "cuda"):
-            out.append(f"--device {self.device!r} is not one of cpu, cuda")
+            out.append(
+                f"{self.option('device')} "
+                + unknown_name("device", self.device, ["cpu", "cuda"], "is no")
+            )
         if self.shard is not None and not 1 <= self.shard[0] <= self.shard[1]:
-            out.append(f"--shard {self.shard[0]}/{self.shard[1]}: K must be between 1 and N")
+            out.append(
+                f"{self.option('shard')} {self.shard[0]}/{self.shard[1]}: K must be between 1 and N"
+            )
         try:
             _ = self.known_failures  # load now: a broken file is a usage error, not a crash
         except Exception as exc:
@@ -233,35 +243,92 @@ class Settings:
         return out
 
 
-def parse_shard(text: str | None) -> tuple[int, int] | None:
+_TRUE = ("1", "true", "on", "yes")
+_FALSE = ("0", "false", "off", "no", "")
+
+
+@dataclass
+class _Sources:
+    """Where each setting comes from: the option (spelt with ``prefix``), else the variable.
+    Records how the user gave each one (:attr:`names`), so messages name what was typed."""
+
+    opt: Any
+    env: Mapping[str, str]
+    prefix: str
+    names: dict[str, str] = field(default_factory=dict)
+
+    def named(self, dest: str | None, var: str) -> str:
+        if dest is not None and getattr(self.opt, dest, None) not in (None, [], False):
+            return self.prefix + dest.replace("_", "-")
+        if self.env.get(var):
+            return var
+        return self.prefix + (dest or var).replace("_", "-")
+
+    def given(self, dest: str, var: str) -> str | None:
+        value = getattr(self.opt, dest, None)
+        value = value if value is not None else self.env.get(var) or None
+        self.names[dest] = self.named(dest, var)
+        return value
+
+    def listed(self, dest: str, var: str) -> list[str]:
+        self.names[dest] = self.named(dest, var)
+        return split_list(getattr(self.opt, dest, None)) or env_list(var, self.env)
+
+    def flag(self, var: str) -> bool:
+        """A variable that switches something on (``1``, ``true``, ``on``, ``yes``, or off)."""
+        text = self.env.get(var, "").strip().lower()
+        if text in _TRUE:
+            return True
+        if text in _FALSE:
+            return False
+        raise SettingsError(f"{var}={self.env[var]!r}: expected 1 or 0 (true/false, on/off)")
+
+    def on_off(self, dest: str, var: str) -> bool:
+        """``--edges on|off`` (argparse checks the option's choices), or its variable."""
+        text = (self.given(dest, var) or "on").strip().lower()
+        if text in _TRUE:
+            return True
+        if text in _FALSE:
+            return False
+        raise SettingsError(f"{self.names[dest]} {text!r}: expected on or off")
+
+    def count(self, dest: str, var: str, default: int, example: str, least: int = 0) -> int:
+        text = self.given(dest, var)
+        try:
+            value = default if text is None else int(text)
+        except ValueError:
+            value = least - 1
+        if value < least:
+            raise SettingsError(f"{self.names[dest]} {text!r}: expected {example}")
+        return value
+
+
+def parse_shard(text: str | None, option: str = "--shard") -> tuple[int, int] | None:
     if not text:
         return None
     try:
         k, n = (int(t) for t in text.split("/"))
     except ValueError:
-        raise SettingsError(f"--shard {text!r}: expected K/N, e.g. 1/4") from None
+        raise SettingsError(f"{option} {text!r}: expected K/N, e.g. 1/4") from None
     return k, n
 
 
-def _robustness(given: Callable[[str, str], str | None]) -> dict:
+def _robustness(src: _Sources) -> dict:
     """--item-timeout, --worker-memory, --memory-budget, --max-elements, --crash-retries."""
     out: dict = {}
-    timeout = given("item_timeout", "CONFORMANCE_ITEM_TIMEOUT")
-    cap_text = given("worker_memory", "CONFORMANCE_WORKER_MEMORY")
-    budget = given("memory_budget", "CONFORMANCE_MEMORY_BUDGET")
-    cap = given("max_elements", "CONFORMANCE_MAX_ELEMENTS")
-    retries = given("crash_retries", "CONFORMANCE_CRASH_RETRIES")
-    try:
-        out["crash_retries"] = 0 if retries is None else int(retries)
-    except ValueError:
-        out["crash_retries"] = -1
-    if out["crash_retries"] < 0:
-        raise SettingsError(f"--crash-retries {retries!r}: expected a count, e.g. 1")
+    timeout = src.given("item_timeout", "CONFORMANCE_ITEM_TIMEOUT")
+    cap_text = src.given("worker_memory", "CONFORMANCE_WORKER_MEMORY")
+    budget = src.given("memory_budget", "CONFORMANCE_MEMORY_BUDGET")
+    out["crash_retries"] = src.count(
+        "crash_retries", "CONFORMANCE_CRASH_RETRIES", 0, "a count, e.g. 1"
+    )
     try:
         seconds = robustness.DEFAULT_ITEM_TIMEOUT if timeout is None else float(timeout)
         out["item_timeout"] = seconds if seconds > 0 else None
     except ValueError:
-        raise SettingsError(f"--item-timeout {timeout!r}: expected seconds, e.g. 120") from None
+        raise SettingsError(
+            f"{src.names['item_timeout']} {timeout!r}: expected seconds, e.g. 120"
+        ) from None
     try:
         out["worker_memory"] = (
             robustness.DEFAULT_WORKER_MEMORY
@@ -269,17 +336,17 @@ def _robustness(given: Callable[[str, str], str | None]) -> dict:
             else robustness.parse_size(cap_text)
         )
     except ValueError as exc:
-        raise SettingsError(f"--worker-memory: {exc}") from None
+        raise SettingsError(f"{src.names['worker_memory']}: {exc}") from None
     try:
         out["memory_budget"] = (
             memory.DEFAULT_BUDGET if budget is None else robustness.parse_size(budget)
         )
     except ValueError as exc:
-        raise SettingsError(f"--memory-budget: {exc}") from None
-    try:
-        out["max_elements"] = None if cap is None else int(cap)
-    except ValueError:
-        out["max_elements"] = 0
-    if out["max_elements"] is not None and out["max_elements"] < 1:
-        raise SettingsError(f"--max-elements {cap!r}: expected a positive integer")
+        raise SettingsError(f"{src.names['memory_budget']}: {exc}") from None
+    cap = src.given("max_elements", "CONFORMANCE_MAX_ELEMENTS")
+    out["max_elements"] = (
+        None
+        if cap is None
+        else src.count("max_elements", "CONFORMANCE_MAX_ELEMENTS", 0, "a positive integer", least=1)
+    )
     return out

@@ -42,7 +42,7 @@ from conformance.run.items import (
     CaseItem,
     ConformanceItem,
 )
-from conformance.run.options import CASE_SUFFIXES, short_options
+from conformance.run.options import CASE_SUFFIXES, short_options, spelling_prefix
 from conformance.run.settings import Settings, SettingsError, split_list
 from conformance.run.subject_factory import SubjectFactory
 from conformance.versions import version_text
@@ -66,6 +66,7 @@ def _settings(config: pytest.Config) -> Settings:
             short_options(config.option),
             os.environ,
             [Path(p) for p in config.getini("conformance_cases")],
+            prefix=spelling_prefix(config.pluginmanager.get_plugins()),
         )
     except SettingsError as exc:
         raise pytest.UsageError(str(exc)) from None

@@ -39,7 +39,7 @@ def only_error(text: str, known: Known | None = None):
                 value: 0.5
             """,
             "bad",
-            "unknown family 'Nromal'",
+            "'Nromal' is no family (did you mean 'Normal'?)",
             id="unknown-family",
         ),
         pytest.param(
@@ -187,7 +187,7 @@ def only_error(text: str, known: Known | None = None):
                 value: 1.0
             """,
             "bad",
-            "no parametrization 'odds'",
+            "'odds' is no parametrization of Bernoulli; known: logits, probs",
             id="unknown-parametrization",
         ),
         pytest.param(
@@ -283,7 +283,7 @@ def test_unknown_framework_and_check_names() -> None:
         ),
         known,
     )
-    assert error.line == 6 and "unknown framework 'tensorflow'" in error.message
+    assert error.line == 6 and "'tensorflow' is no framework" in error.message
 
 
 @pytest.mark.parametrize(

@@ -83,7 +83,7 @@ def test_run_with_a_broken_case_file_exits_2(tmp_path: Path) -> None:
     root = write(tmp_path, GOOD.replace("Normal", "Nromal"))
     proc = conformance("run", "--cases", str(root), "--framework", "torch", "-q", cwd=tmp_path)
     assert proc.returncode == 2, proc.stdout + proc.stderr
-    assert "unknown family 'Nromal'" in proc.stdout
+    assert "case 'one': 'Nromal' is no family (did you mean 'Normal'?)" in proc.stdout
 
 
 def test_run_usage_error_exits_2(tmp_path: Path) -> None:

@@ -114,9 +114,11 @@ def test_broken_case_fails_locally_and_everything_else_runs(case_dir, run_suite)
         "cases/c.yaml::<file>[case-error-line2]",
     }
     typo = next(r for r in errors if "typo" in r["nodeid"])
-    assert typo["message"].startswith("cases/a.yaml:7: case 'typo': unknown family 'Bernouli'")
+    assert typo["message"].startswith(
+        "cases/a.yaml:7: case 'typo': 'Bernouli' is no family (did you mean 'Bernoulli'?)"
+    )
     assert typo["kind"] == "case_error"
-    assert "cases/a.yaml:7: case 'typo': unknown family" in result.stdout.str()
+    assert "cases/a.yaml:7: case 'typo': 'Bernouli' is no family" in result.stdout.str()
     assert any(n.startswith("cases/a.yaml::fine[torch-") for n in nodeids(data))
 
 
@@ -187,7 +189,7 @@ def test_typo_in_a_selection_is_a_usage_error(case_dir, run_suite) -> None:
     cases = case_dir({"mvn.yaml": GOOD})
     result, _ = run_suite(cases, "--framework", "pytorch")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    assert "--framework 'pytorch' matches no adapter" in result.stderr.str()
+    assert "--conformance-framework 'pytorch' matches no adapter" in result.stderr.str()
 
 
 def test_yaml_outside_case_roots_is_not_collected(pytester, case_dir) -> None:

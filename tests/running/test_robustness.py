@@ -389,9 +389,9 @@ def test_a_dump_keeps_the_error_and_the_frameworks_frames() -> None:
 @pytest.mark.parametrize(
     ("option", "message"),
     [
-        ("--item-timeout=soon", "--item-timeout 'soon': expected seconds"),
-        ("--worker-memory=lots", "--worker-memory: not a size"),
-        ("--max-elements=0", "--max-elements '0': expected a positive integer"),
+        ("--item-timeout=soon", "--conformance-item-timeout 'soon': expected seconds"),
+        ("--worker-memory=lots", "--conformance-worker-memory: not a size"),
+        ("--max-elements=0", "--conformance-max-elements '0': expected a positive integer"),
     ],
 )
 def test_bad_robustness_options_are_usage_errors(pytester, option: str, message: str) -> None:
