@@ -8,7 +8,6 @@ case-file errors. ``conformance mutants`` runs it against replicas of known fram
 from __future__ import annotations
 
 import argparse
-import difflib
 import json
 import os
 import shlex
@@ -64,17 +63,10 @@ def misspelt_options(args: list[str]) -> str | None:
     """``--famly=Normal``: an option that is not the suite's but close to one of them (pytest
     would only say "unrecognized arguments", headed "pytest.main()"). Other unknown options
     are left to pytest, whose plugins may define them."""
+    from conformance.names import misspelt_option
     from conformance.run.arguments import option_names, pytest_option_names
 
-    ours = sorted(option_names() | pytest_option_names())
-    for arg in args:
-        name = arg.split("=", 1)[0]
-        if not name.startswith("--") or name in ours:
-            continue
-        close = difflib.get_close_matches(name, ours, n=1, cutoff=0.8)
-        if close:
-            return f"unknown option {name} (did you mean {close[0]}?)"
-    return None
+    return misspelt_option(args, option_names() | pytest_option_names() | {"--ids"})
 
 
 def pytest_args_of(args: list[str]) -> list[str]:
@@ -178,6 +170,9 @@ def list_items(pytest_args: list[str]) -> int:
     if code not in (0, 5):
         sys.stdout.write(output)
         return EXIT_USAGE
+    for line in output.splitlines():
+        if line.startswith("conformance: nothing collected"):
+            print(f"conformance list: {line.removeprefix('conformance: ')}", file=sys.stderr)
     if show_ids:
         sys.stdout.write("".join(f"{i['nodeid']}\n" for i in items))
     sys.stdout.write(listing.summary(items) + "\n")
@@ -240,11 +235,23 @@ def export_edges(paths: list[Path], families: list[str], out: Path | None) -> in
     has an anchor — printed (YAML documents separated by ``---``) or written to ``out``/."""
     from fnmatch import fnmatch
 
+    from conformance import reference
     from conformance.cases.edges import edge_yaml
     from conformance.cases.loader import find_case_files, load_case_file
+    from conformance.names import unmatched_pattern
     from conformance.run.plan import case_file_id
 
+    for pattern in families:
+        problem = unmatched_pattern("family", pattern, reference.family_names())
+        if problem:
+            print(f"conformance edges: error: --family {problem}", file=sys.stderr)
+            return EXIT_USAGE
     roots = paths or [builtin_cases()]
+    missing = [str(p) for p in roots if not p.exists()]
+    if missing:
+        print(f"conformance edges: error: no such file or directory: {', '.join(missing)}",
+              file=sys.stderr)  # fmt: skip
+        return EXIT_USAGE
     files = [f for root in roots for f in find_case_files(root)]
     if not files:
         print(f"conformance edges: no case files in {', '.join(map(str, roots))}", file=sys.stderr)
@@ -332,9 +339,9 @@ def main(argv: list[str] | None = None) -> int:
     if argv[:1] == ["--version"]:
         print(version_line())
         return EXIT_OK
-    parser = argparse.ArgumentParser(
-        prog="conformance", description="Distribution conformance suite."
-    )
+    from conformance.names import SuggestingParser
+
+    parser = SuggestingParser(prog="conformance", description="Distribution conformance suite.")
     parser.add_argument(
         "--version", action="store_true", help="print the version and the frameworks' versions"
     )

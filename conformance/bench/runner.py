@@ -8,7 +8,6 @@ frameworks, and :mod:`conformance.bench.baseline`. Phase totals and peak RSS com
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import re
@@ -306,7 +305,10 @@ def table(summary: dict) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
+    from conformance.names import SuggestingParser, misspelt_option
+    from conformance.run.arguments import option_names
+
+    parser = SuggestingParser(
         prog="conformance bench",
         description="Time the suite (-n 0 and -n 2), the bare-loop baseline, and where time goes. "
         "Other arguments select items as for `conformance run`.",
@@ -320,6 +322,10 @@ def main(argv: list[str] | None = None) -> int:
         "--cold", action="store_true", help="an empty JAX compilation cache for every run"
     )
     ns, selection = parser.parse_known_args(argv)
+    own = {s for a in parser._actions for s in a.option_strings if s.startswith("--")}
+    misspelt = misspelt_option(selection, own | option_names())
+    if misspelt:
+        parser.error(misspelt)
     if ns.tiny:
         selection = [*TINY, *selection]
         ns.runs = 1

@@ -201,7 +201,9 @@ BY_NAME: dict[str, Mutant] = {m.name: m for m in CATALOGUE}
 
 class UnknownMutant(KeyError):
     def __str__(self) -> str:
-        return f"unknown mutant {self.args[0]!r}; known: {', '.join(BY_NAME)}"
+        from conformance.names import unknown_name
+
+        return unknown_name("mutant", self.args[0], BY_NAME, "is no")
 
 
 def get(name: str) -> Mutant:

@@ -148,7 +148,9 @@ def write_json(verdicts: list[Verdict], path: Path, out: Path) -> None:
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    from conformance.names import SuggestingParser
+
+    p = SuggestingParser(
         prog="conformance mutants",
         description="Inject each catalogued framework bug (a mutant) at run time, run the "
         "suite restricted to what it touches, and print which items it made fail. Exit 0 when "
@@ -163,8 +165,19 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
+def own_options(p: argparse.ArgumentParser) -> set[str]:
+    return {s for a in p._actions for s in a.option_strings if s.startswith("--")}
+
+
 def main(argv: Sequence[str]) -> int:
-    ns, pytest_args = parser().parse_known_args(list(argv))
+    from conformance.names import misspelt_option
+    from conformance.run.arguments import option_names
+
+    p = parser()
+    ns, pytest_args = p.parse_known_args(list(argv))
+    misspelt = misspelt_option(pytest_args, own_options(p) | option_names())
+    if misspelt:
+        p.error(misspelt)
     if ns.list:
         for m in CATALOGUE:
             seed = f"seed {m.seed}" if m.seed else "own"

@@ -132,7 +132,7 @@ class Settings:
             quick=bool(getattr(opt, "quick", None)) or src.flag("CONFORMANCE_QUICK"),
             opt_in=listed("opt_in", "CONFORMANCE_OPT_IN")
             + (["jit"] if src.flag("CONFORMANCE_TORCH_COMPILE") else []),
-            named=src.names,
+            named={**src.names, "quick": src.named("quick", "CONFORMANCE_QUICK")},
             **_robustness(src),
         )
 

@@ -347,6 +347,11 @@ class Recorder:
             # Only after xdist workers ran items (they are done: nothing writes the caches).
             with contextlib.suppress(OSError):
                 jax_cache.share_between_workers(changed_since=self.started)
+        if not records and exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED:
+            planned, why = self._why_nothing(settings)
+            if not (planned and settings.shard is not None):  # (an empty shard: exit 0, below)
+                self.verdict_line = f"conformance: nothing collected: {why}"
+                return
         if exitstatus == pytest.ExitCode.USAGE_ERROR or session.config.option.collectonly:
             return  # nothing ran; keep whatever results.json a real run left
         self.stale, self.inactive = known_failures.unmatched(
@@ -366,6 +371,31 @@ class Recorder:
             {"run": self.run_info(int(session.exitstatus), records), "records": records},
         )
         self.report_lines = publish_after_run(settings.results_path)  # never raises
+
+    def _why_nothing(self, settings: Settings) -> tuple[int, str]:
+        """See :mod:`conformance.run.empty`; pytest's own filters named as given."""
+        from conformance.run.empty import why_nothing
+
+        option = self.config.option
+        filters = [
+            f"{flag} {value!r}"
+            for flag, value in (("-k", option.keyword), ("-m", option.markexpr))
+            if value
+        ]
+        if getattr(option, "deselect", None):
+            filters.append("--deselect")
+        given = [a for a in self.config.args if "::" in a]
+        if given:
+            filters.append("the node ids given")
+        files = [
+            Path(a.split("::")[0])
+            for a in self.config.args
+            if a.split("::")[0].endswith(CASE_SUFFIXES) and Path(a.split("::")[0]).is_file()
+        ]
+        try:
+            return why_nothing(settings, files, filters)
+        except Exception as exc:  # the explanation must never turn exit 2 into a crash
+            return 0, f"(could not tell why: {type(exc).__name__}: {exc})"
 
     def _partial_selection(self) -> bool:
         """Whether the run selected some of its cases' items only (not through the filters

@@ -321,3 +321,43 @@ def test_builtin_cases_run_beside_ones_own(tmp_path: Path) -> None:
     both = files(["--builtin-cases", f"--cases={builtin_cases()}"], {})
     assert {"mycases/c.yaml", "cases/normal.yaml"} <= both  # (and other files with Normal cases)
     assert files([], {"CONFORMANCE_BUILTIN_CASES": "1"}) == both
+
+
+def test_every_subcommands_options_and_choices_get_a_suggestion(tmp_path: Path) -> None:
+    """argparse said only "unrecognized arguments" / "invalid choice"; `edges --family=Nrmal`
+    printed nothing and exited 2."""
+    expected = {
+        ("list", "--famly=Normal"): "unknown option --famly (did you mean --family?)",
+        ("edges", "--famly=Normal"): "unknown option --famly (did you mean --family?)",
+        ("edges", "--family=Nrmal"): "--family 'Nrmal' matches no family (did you mean 'Normal'?)",
+        ("coverage", "--format=jsn"): "'jsn' is no choice (did you mean 'json'?)",
+        ("report", "r.json", "--ouptut=x.html"): "unknown option --ouptut (did you mean --output?)",
+        ("triage", "--outptu=x"): "unknown option --outptu (did you mean --output?)",
+        ("schema", "--otput=x"): "unknown option --otput (did you mean --output?)",
+        ("mutants", "--onyl=numpyro-1971"): "unknown option --onyl (did you mean --only?)",
+        ("mutants", "--only=numpyro-197"): "'numpyro-197' is no mutant (did you mean",
+        ("bench", "--runz=2"): "unknown option --runz (did you mean --runs?)",
+    }
+    for args, message in expected.items():
+        proc = conformance(*args, cwd=tmp_path)
+        assert proc.returncode == 2, (args, proc.stdout + proc.stderr)
+        assert message in proc.stderr, (args, proc.stderr)
+
+
+def test_a_run_that_collects_nothing_says_which_filter_removed_everything(tmp_path) -> None:
+    root = write(tmp_path, GOOD)
+    narrow = ["--cases", str(root), "--framework=torch", "--edges=off", "-p", "no:cacheprovider"]
+    proc = conformance("run", *narrow, "--check=plate", "-n", "0", cwd=tmp_path)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert "nothing collected: --check removed all" in proc.stdout
+    assert "(they have: broadcast, grad, grad_functional, log_prob, shapes)" in proc.stdout
+    proc = conformance("run", *narrow, "-k", "nosuchthing", "-n", "0", cwd=tmp_path)
+    assert proc.returncode == 2
+    assert "nothing collected: -k 'nosuchthing' selected none of the" in proc.stdout
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    proc = conformance("list", "--cases", str(empty), cwd=tmp_path)
+    assert proc.returncode == 2
+    assert f"nothing collected: no case files (*.yaml, *.yml) under {empty}" in proc.stderr
+    proc = conformance("run", *narrow, "--check=plate", "--shard=1/2", "-n", "0", cwd=tmp_path)
+    assert proc.returncode == 2, "an empty selection is no empty shard"
