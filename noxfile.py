@@ -1,28 +1,28 @@
-"""nox sessions (``nox -l`` lists them; ``nox`` alone runs the first three):
+"""nox sessions (``nox -l`` lists them; ``nox`` alone runs ``tests`` and ``lint``, minutes, not
+the 30-minute conformance run):
 
 - ``conformance``: the suite on the pinned frameworks; fails on mismatches;
 - ``tests``: the suite's own tests;
-- ``lint``: ruff check and format, at the ``test`` extra's pinned ruff;
+- ``lint``: ruff check and format, at constraints.txt's ruff;
 - ``bench``: ``conformance bench`` (wall times, baseline, phases, peak RSS);
 - ``versions(stack=...)``: NumPyro's items on an older framework stack (see STACKS);
 - ``mutants``: ``conformance mutants``, every catalogued bug injected; fails if one survives.
 
-Framework pins live in one place, pyproject.toml's ``frameworks`` extra. Override one with an
-environment variable, e.g. ``CONFORMANCE_PIN_NUMPYRO=0.16.1 CONFORMANCE_PIN_JAX=0.4.35
-CONFORMANCE_PIN_JAXLIB=0.4.35 nox -s conformance``; the session installs the pins after the
-package so the overrides win.
+Pins live in one place, constraints.txt (pyproject.toml's extras give lower bounds only).
+Override one with an environment variable, e.g. ``CONFORMANCE_PIN_NUMPYRO=0.16.1
+CONFORMANCE_PIN_JAX=0.4.35 CONFORMANCE_PIN_JAXLIB=0.4.35 nox -s conformance``: the session
+installs with a copy of the constraints in which the overrides replace those pins.
 """
 
 from __future__ import annotations
 
 import os
 import re
-import tomllib
 from pathlib import Path
 
 import nox
 
-nox.options.sessions = ["conformance", "tests", "lint"]
+nox.options.sessions = ["tests", "lint"]
 
 #: Framework stacks for version-matrix runs: name → pins that replace the defaults.
 STACKS: dict[str, dict[str, str]] = {
@@ -44,21 +44,32 @@ VERSION_SCOPE = (
 ROOT = Path(__file__).parent
 
 
-def pinned(extra: str, name: str) -> str:
-    """The requirement for ``name`` in pyproject.toml's ``extra`` (one place for each pin)."""
-    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text())
-    for requirement in pyproject["project"]["optional-dependencies"][extra]:
-        if re.split(r"[=<>!~ \[]", requirement, maxsplit=1)[0] == name:
+CONSTRAINTS = ROOT / "constraints.txt"
+
+
+def _name(requirement: str) -> str:
+    return re.split(r"[=<>!~ \[;]", requirement, maxsplit=1)[0].strip()
+
+
+def constraints() -> list[str]:
+    """constraints.txt's pins, comments and blank lines left out."""
+    lines = (line.split("#", 1)[0].strip() for line in CONSTRAINTS.read_text().splitlines())
+    return [line for line in lines if line]
+
+
+def pinned(name: str) -> str:
+    """constraints.txt's requirement for ``name`` (one place for each pin)."""
+    for requirement in constraints():
+        if _name(requirement) == name:
             return requirement
-    raise KeyError(f"{name} is not in the {extra!r} extra")
+    raise KeyError(f"{name} is not pinned in {CONSTRAINTS.name}")
 
 
 def pinned_frameworks(overrides: dict[str, str] | None = None) -> list[str]:
-    """The ``frameworks`` extra's pins; ``overrides`` and ``CONFORMANCE_PIN_<NAME>`` replace one."""
-    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    """constraints.txt's pins; ``overrides`` and ``CONFORMANCE_PIN_<NAME>`` replace one."""
     pins = []
-    for requirement in pyproject["project"]["optional-dependencies"]["frameworks"]:
-        name = re.split(r"[=<>!~ \[]", requirement, maxsplit=1)[0]
+    for requirement in constraints():
+        name = _name(requirement)
         override = (overrides or {}).get(name) or os.environ.get(
             f"CONFORMANCE_PIN_{name.upper().replace('-', '_')}"
         )
@@ -67,11 +78,13 @@ def pinned_frameworks(overrides: dict[str, str] | None = None) -> list[str]:
 
 
 def install_stack(
-    session: nox.Session, extras: str = "", overrides: dict[str, str] | None = None
+    session: nox.Session, extras: tuple[str, ...] = (), overrides: dict[str, str] | None = None
 ) -> None:
-    pins = pinned_frameworks(overrides)
-    session.install("-e", f".{extras}" if extras else ".")
-    session.install(*pins)
+    """The suite with its frameworks (and ``extras``), under constraints.txt's pins with the
+    overrides applied."""
+    pins = Path(session.create_tmp()) / "constraints.txt"
+    pins.write_text("\n".join(pinned_frameworks(overrides)) + "\n")
+    session.install("-c", str(pins), "-e", f".[{','.join(('frameworks', *extras))}]")
     session.run("python", "-m", "pip", "freeze", silent=False)
 
 
@@ -86,7 +99,7 @@ def conformance(session: nox.Session) -> None:
 @nox.session
 def tests(session: nox.Session) -> None:
     """The suite's own tests."""
-    install_stack(session, "[test]")
+    install_stack(session, ("test",))
     session.run("pytest", "tests", "-n", "auto", *session.posargs)
 
 
@@ -99,8 +112,8 @@ def bench(session: nox.Session) -> None:
 
 @nox.session
 def lint(session: nox.Session) -> None:
-    """ruff check and format --check, with the ruff version the test extra pins."""
-    session.install(pinned("test", "ruff"))
+    """ruff check and format --check, with the ruff version constraints.txt pins."""
+    session.install(pinned("ruff"))
     session.run("ruff", "check", ".")
     session.run("ruff", "format", "--check", ".")
 

@@ -27,8 +27,20 @@ def test_ci_runs_readme_line_two() -> None:
     assert quick_start_commands()[1] in ci
 
 
-def test_torch_pin_is_the_local_cpu_build() -> None:
-    assert '"torch==2.13.0"' in (REPO / "pyproject.toml").read_text()
+def test_the_pins_are_in_the_constraints_and_the_extras_give_lower_bounds() -> None:
+    """A project installs the suite beside its own versions: no extra pins one exactly; the
+    suite's own runs (README lines 1 and 2, CI, nox) pin with constraints.txt."""
+    import tomllib
+
+    pins = (REPO / "constraints.txt").read_text()
+    assert "\ntorch==2.13.0\n" in pins  # the local +cpu build satisfies it
+    extras = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    for name, requirements in extras["optional-dependencies"].items():
+        assert not [r for r in requirements if "==" in r], name
+    for command in quick_start_commands():
+        assert 'pip install -c constraints.txt -e ".[frameworks' in command
+    assert "-c constraints.txt" in (REPO / ".ci" / "run").read_text()
+    assert 'install("-c", str(pins)' in (REPO / "noxfile.py").read_text()
 
 
 def test_every_failure_kind_is_in_the_readme_table() -> None:

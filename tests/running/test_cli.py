@@ -176,9 +176,28 @@ def test_noxfile_documents_every_session_and_pins_ruff() -> None:
     doc = ast.get_docstring(tree) or ""
     assert all(f"``{name}" in doc for name in sessions), sessions
     lint = next(f for f in tree.body if isinstance(f, ast.FunctionDef) and f.name == "lint")
-    assert "pinned('test', 'ruff')" in ast.unparse(lint)
+    assert "pinned('ruff')" in ast.unparse(lint)
+    assert "\nruff==" in (REPO / "constraints.txt").read_text()
     extras = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
-    assert any(r.startswith("ruff==") for r in extras["optional-dependencies"]["test"])
+    assert any(r.startswith("ruff>=") for r in extras["optional-dependencies"]["test"])
+
+
+def test_plain_nox_runs_the_tests_and_lint_not_the_conformance_suite() -> None:
+    import noxfile
+
+    assert noxfile.nox.options.sessions == ["tests", "lint"]
+
+
+def test_the_nox_pins_come_from_the_constraints_with_overrides(monkeypatch) -> None:
+    import noxfile
+
+    monkeypatch.setenv("CONFORMANCE_PIN_NUMPYRO", "0.16.1")
+    pins = noxfile.pinned_frameworks({"jax": "0.4.35"})
+    assert "numpyro==0.16.1" in pins and "jax==0.4.35" in pins and "torch==2.13.0" in pins
+    assert noxfile.pinned("ruff") == next(
+        line for line in (REPO / "constraints.txt").read_text().splitlines()
+        if line.startswith("ruff==")
+    )  # fmt: skip
 
 
 def test_version_and_python_dash_m(tmp_path: Path) -> None:
