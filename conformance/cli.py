@@ -321,6 +321,32 @@ def export_triage(results: Path, out: Path | None) -> int:
     return code
 
 
+def jax_cache_command(action: str, max_size: str | None) -> int:
+    """``conformance jax-cache mark|prune``: see :mod:`conformance.adapters.jax_cache_pruning`."""
+    from conformance.adapters import jax_cache_pruning as pruning
+    from conformance.run.robustness import parse_size
+
+    root = pruning.default_root()
+    if root is None:
+        print("conformance jax-cache: the cache is off (CONFORMANCE_JAX_CACHE=off)")
+        return EXIT_OK
+    if action == "mark":
+        print(f"conformance jax-cache: marked {pruning.mark(root)} entries in {root}")
+        return EXIT_OK
+    try:
+        limit = parse_size(max_size) if max_size else None
+    except ValueError as exc:
+        print(f"conformance jax-cache: error: --max-size: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    done = pruning.prune(root, limit)
+    print(
+        f"conformance jax-cache: removed {len(done.releases)} other jaxlib directories, "
+        f"{done.unread} entries unread since the mark, {done.over_size} beyond the size cap; "
+        f"kept {done.kept} entries, {done.kept_bytes / 2**20:.1f} MiB in {root}"
+    )
+    return EXIT_OK
+
+
 def version_line() -> str:
     """``conformance --version``: the suite's version and the frameworks it would test."""
     from conformance import __version__
@@ -413,6 +439,16 @@ def main(argv: list[str] | None = None) -> int:
     )
     edges.add_argument("--family", action="append", default=[], help="only these families (glob)")
     edges.add_argument("-o", "--output", type=Path, help="directory to write <file>.edges.yaml to")
+    cache = sub.add_parser(
+        "jax-cache",
+        help="mark the JAX cache before a run and prune what it did not read (for CI caches)",
+        description="mark: note the time and make reads visible; prune: remove other jaxlib "
+        "releases' directories, entries no process read since the mark, and the least "
+        "recently read ones beyond --max-size (CONFORMANCE_JAX_CACHE's directory, default "
+        "~/.cache/conformance/jax).",
+    )
+    cache.add_argument("action", choices=("mark", "prune"))
+    cache.add_argument("--max-size", metavar="SIZE", help="e.g. 2G (prune)")
     report_commands.add_parsers(sub)
     if argv and not argv[0].startswith("-") and argv[0] not in sub.choices:
         from conformance.names import unknown_name
@@ -446,6 +482,8 @@ def main(argv: list[str] | None = None) -> int:
     if ns.command == "edges":
         families = [f for given in ns.family for f in given.split(",") if f]
         return export_edges(ns.paths, families, ns.output)
+    if ns.command == "jax-cache":
+        return jax_cache_command(ns.action, ns.max_size)
     if ns.command in report_commands.COMMANDS:
         return report_commands.run_command(ns)
     parser.error(f"unknown command {ns.command}")

@@ -35,6 +35,18 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     report.add_argument(
         "-o", "--output", type=Path, help="HTML file (default: index.html beside the first input)"
     )
+    report.add_argument(
+        "--junit", type=Path, metavar="PATH", help="also write one JUnit XML of every record"
+    )
+    report.add_argument(
+        "--summary",
+        type=Path,
+        metavar="PATH",
+        help="append a Markdown summary (counts, failures by family × framework), e.g. to "
+        "$GITHUB_STEP_SUMMARY",
+    )
+    report.add_argument("--artifact-url", metavar="URL", help="the summary's link to the report")
+    report.add_argument("--title", default="", help="the summary's title (e.g. the Python version)")
     diff = sub.add_parser(
         "diff",
         help="compare two results.json: regressions, fixes, changes, new/removed items",
@@ -68,7 +80,9 @@ def run_command(ns: argparse.Namespace) -> int:
 
     try:
         if ns.command == "report":
-            return _report(ns.results, ns.output)
+            code = _report(ns.results, ns.output)
+            _ci_files(ns)
+            return code
         return _diff(ns.old, ns.new, ns.html, ns.fail_on)
     except ResultsError as exc:
         print(f"conformance {ns.command}: error: {exc}", file=sys.stderr)
@@ -88,6 +102,22 @@ def _report(paths: list[Path], output: Path | None) -> int:
             f"wrote {len(published.reproducers)} reproducer scripts to {published.html.parent / DIRNAME}"
         )
     return EXIT_OK
+
+
+def _ci_files(ns: argparse.Namespace) -> None:
+    """``--junit`` and ``--summary``: read from the same (merged) records as the report."""
+    if ns.junit is None and ns.summary is None:
+        return
+    from conformance.report import ci
+    from conformance.report.merge import load_results_files
+
+    results = load_results_files(ns.results)
+    if ns.junit is not None:
+        ci.write(ns.junit, ci.junit_xml(results))
+        print(f"wrote {ns.junit}")
+    if ns.summary is not None:
+        ci.write(ns.summary, ci.summary_markdown(results, ns.artifact_url, ns.title), append=True)
+        print(f"wrote the summary to {ns.summary}")
 
 
 def _diff(old: Path, new: Path, html: Path | None, fail_on: list[str]) -> int:
