@@ -321,6 +321,23 @@ def export_triage(results: Path, out: Path | None) -> int:
     return code
 
 
+def init_command(target: Path, force: bool) -> int:
+    """``conformance init DIR``: see :mod:`conformance.run.scaffold`."""
+    from conformance.run import scaffold
+
+    try:
+        written = scaffold.scaffold(target, force, scaffold.installed_commit())
+    except FileExistsError as exc:
+        print(f"conformance init: error: these exist (--force overwrites): {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    for path in written:
+        print(f"wrote {path}")
+    cases = shlex.quote(str(target / "conformance" / "cases"))
+    known = shlex.quote(str(target / scaffold.FILES[1]))
+    print(f"\nRun them: conformance run --cases {cases} --known-failures {known} --framework torch")
+    return EXIT_OK
+
+
 def jax_cache_command(action: str, max_size: str | None) -> int:
     """``conformance jax-cache mark|prune``: see :mod:`conformance.adapters.jax_cache_pruning`."""
     from conformance.adapters import jax_cache_pruning as pruning
@@ -449,6 +466,15 @@ def main(argv: list[str] | None = None) -> int:
     )
     cache.add_argument("action", choices=("mark", "prune"))
     cache.add_argument("--max-size", metavar="SIZE", help="e.g. 2G (prune)")
+    init = sub.add_parser(
+        "init",
+        help="write the downstream example into a repository: cases, known failures, a workflow",
+        description="Write conformance/cases/, conformance/known_failures.yaml and "
+        ".github/workflows/conformance.yml (pull requests --quick, nightly the full run; the "
+        "reusable workflow pinned to the commit this suite was installed from) under DIR.",
+    )
+    init.add_argument("dir", nargs="?", type=Path, default=Path("."), help="default: here")
+    init.add_argument("--force", action="store_true", help="overwrite files that exist")
     report_commands.add_parsers(sub)
     if argv and not argv[0].startswith("-") and argv[0] not in sub.choices:
         from conformance.names import unknown_name
@@ -482,6 +508,8 @@ def main(argv: list[str] | None = None) -> int:
     if ns.command == "edges":
         families = [f for given in ns.family for f in given.split(",") if f]
         return export_edges(ns.paths, families, ns.output)
+    if ns.command == "init":
+        return init_command(ns.dir, ns.force)
     if ns.command == "jax-cache":
         return jax_cache_command(ns.action, ns.max_size)
     if ns.command in report_commands.COMMANDS:
