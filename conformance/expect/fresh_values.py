@@ -54,7 +54,7 @@ def well_conditioned_draw(
             return value
         value = np.where(bad.reshape(bad.shape + (1,) * event_rank), one(), value)
     bad = _ill_conditioned(family, params, value, parametrization, integer)
-    own = np.broadcast_to(np.asarray(fallback, dtype=np.float64), value.shape)
+    own = _fitted(np.asarray(fallback, dtype=np.float64), value.shape)
     return np.where(bad.reshape(bad.shape + (1,) * event_rank), own, value)
 
 
@@ -84,6 +84,18 @@ def _ill_conditioned(
                 here |= moved.sum(axis=tuple(range(lp.ndim, g.ndim))) >= 1.0
             bad = here if bad is None else bad | here
     return _reduce_to(bad, _value_batch(family, value))
+
+
+def _fitted(fallback: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """``fallback`` broadcast to ``shape``; a case value drawn with its own sample shape ((3, 5)
+    against a (4, 5) draw) gives its first sample, leading dim by leading dim, until it fits."""
+    while True:
+        try:
+            return np.broadcast_to(fallback, shape)
+        except ValueError:
+            if fallback.ndim == 0:
+                raise
+            fallback = fallback[0]
 
 
 def _in_range(array: np.ndarray) -> np.ndarray:

@@ -1,0 +1,60 @@
+"""HurdleLogNormal(gate | gate_logits, loc, scale) — NumPyro only: an atom of mass g at 0 and
+the LogNormal density scaled by 1 − g on (0, ∞),
+
+    log p(0) = log g,   log p(x) = log(1 − g) + log LogNormal(x | μ, σ) for x > 0,
+
+a density with respect to (point mass at 0) + Lebesgue measure: 0 belongs to the support.
+``gate`` is NumPyro's HurdleLogNormal; ``generic_gate_logits`` its generic
+HurdleDistribution(LogNormal(μ, σ), gate_logits=l) (class HurdleLogits, g = σ(l)).
+At x = 0 there is no ∂/∂x (an atom: NaN).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..core import Arrays, Family, Options, ParamInfo, ValueInfo
+from .hurdle_poisson import hurdle_gate_grad, log_gates, sample_gate
+
+HALF_LOG_2PI = 0.5 * np.log(2.0 * np.pi)
+
+
+class HurdleLogNormal(Family):
+    def _log_prob(
+        self, params: Arrays, value: np.ndarray, parametrization: str, options: Options
+    ) -> np.ndarray:
+        log_g, log_1mg = log_gates(params)
+        scale = params["scale"]
+        log_x = np.log(np.where(value == 0, 1.0, value))
+        z = (log_x - params["loc"]) / scale
+        positive = log_1mg - 0.5 * z * z - np.log(scale) - HALF_LOG_2PI - log_x
+        return np.where(value == 0, log_g, positive)
+
+    def _grad(
+        self, params: Arrays, value: np.ndarray, parametrization: str, options: Options
+    ) -> dict[str, np.ndarray]:
+        scale = params["scale"]
+        zero = value == 0
+        x = np.where(zero, 1.0, value)
+        z = (np.log(x) - params["loc"]) / scale
+        return {
+            "loc": np.where(zero, 0.0, z / scale),
+            "scale": np.where(zero, 0.0, (z * z - 1.0) / scale),
+            "value": np.where(zero, np.nan, -(1.0 + z / scale) / x),
+            **hurdle_gate_grad(params, zero),
+        }
+
+    def _sample(self, params, shape, rng, parametrization):
+        drawn = np.exp(params["loc"] + params["scale"] * rng.standard_normal(shape))
+        return sample_gate(params, drawn, shape, rng)
+
+
+_LOC_SCALE = {"loc": ParamInfo(0, "real"), "scale": ParamInfo(0, "positive")}
+HURDLE_LOG_NORMAL = HurdleLogNormal(
+    name="HurdleLogNormal",
+    parametrizations={
+        "gate": {"gate": ParamInfo(0, "unit_interval"), **_LOC_SCALE},
+        "generic_gate_logits": {"gate_logits": ParamInfo(0, "real"), **_LOC_SCALE},
+    },
+    value=ValueInfo(0, "nonnegative"),
+)

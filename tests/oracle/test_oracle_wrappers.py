@@ -1,0 +1,317 @@
+"""The wrapper families (hurdle and zero-inflated over a base; more below as they are added)
+against mpmath and scipy: log_prob and every closed-form partial derivative at random points
+(mpmath's from the definition, scipy's from its own base distributions), normalisation, the
+edges of each parametrisation, and the samplers' means."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import mpmath
+import numpy as np
+import pytest
+from scipy import stats
+
+from conformance import reference
+
+mp = mpmath.mp
+MpParams = dict[str, mpmath.mpf]
+
+
+def _logu(rng: np.random.Generator, n: int, low: float, high: float) -> np.ndarray:
+    return np.exp(rng.uniform(np.log(low), np.log(high), n))
+
+
+def _gate_of(p: MpParams) -> mpmath.mpf:
+    if "gate" in p:
+        return p["gate"]
+    return 1 / (1 + mp.exp(-p["gate_logits"]))
+
+
+# ----- the definitions, in mpmath ------------------------------------------------------------
+def mp_poisson(rate, k):
+    return k * mp.log(rate) - rate - mp.loggamma(k + 1)
+
+
+def mp_hurdle_poisson(p: MpParams, k):
+    g = _gate_of(p)
+    if k == 0:
+        return mp.log(g)
+    rate = p["rate"]
+    return mp.log(1 - g) + mp_poisson(rate, k) - mp.log(1 - mp.exp(-rate))
+
+
+def mp_gamma(a, rate, x):
+    return a * mp.log(rate) + (a - 1) * mp.log(x) - rate * x - mp.loggamma(a)
+
+
+def mp_hurdle_gamma(p: MpParams, x):
+    g = _gate_of(p)
+    if x == 0:
+        return mp.log(g)
+    return mp.log(1 - g) + mp_gamma(p["concentration"], p["rate"], x)
+
+
+def mp_log_normal(loc, scale, x):
+    z = (mp.log(x) - loc) / scale
+    return -z * z / 2 - mp.log(scale) - mp.log(2 * mp.pi) / 2 - mp.log(x)
+
+
+def mp_hurdle_log_normal(p: MpParams, x):
+    g = _gate_of(p)
+    if x == 0:
+        return mp.log(g)
+    return mp.log(1 - g) + mp_log_normal(p["loc"], p["scale"], x)
+
+
+def mp_binomial(n, prob, k):
+    return (
+        mp.loggamma(n + 1)
+        - mp.loggamma(k + 1)
+        - mp.loggamma(n - k + 1)
+        + k * mp.log(prob)
+        + (n - k) * mp.log(1 - prob)
+    )
+
+
+def mp_zero_inflated_binomial(p: MpParams, k):
+    g = _gate_of(p)
+    base = mp.exp(mp_binomial(p["total_count"], p["probs"], k))
+    return mp.log(g + (1 - g) * base) if k == 0 else mp.log((1 - g) * base)
+
+
+# ----- random points ----------------------------------------------------------------------------
+def _gate_draw(rng, n, parametrization):
+    if "logits" in parametrization:
+        return {"gate_logits": rng.normal(0, 3, n)}
+    return {"gate": rng.uniform(0.02, 0.98, n)}
+
+
+def _hurdle_poisson_draw(rng, n, parametrization):
+    p = {**_gate_draw(rng, n, parametrization), "rate": _logu(rng, n, 1e-3, 50)}
+    k = np.maximum(rng.poisson(p["rate"]), rng.integers(0, 2, n)).astype(float)
+    return p, k
+
+
+def _hurdle_gamma_draw(rng, n, parametrization):
+    p = {
+        **_gate_draw(rng, n, parametrization),
+        "concentration": _logu(rng, n, 0.2, 40),
+        "rate": _logu(rng, n, 0.1, 10),
+    }
+    x = rng.gamma(p["concentration"], 1 / p["rate"])
+    return p, np.where(rng.random(n) < 0.2, 0.0, x)
+
+
+def _hurdle_log_normal_draw(rng, n, parametrization):
+    p = {
+        **_gate_draw(rng, n, parametrization),
+        "loc": rng.normal(0, 2, n),
+        "scale": _logu(rng, n, 0.1, 3),
+    }
+    x = np.exp(p["loc"] + p["scale"] * rng.normal(0, 1.5, n))
+    return p, np.where(rng.random(n) < 0.2, 0.0, x)
+
+
+def _zero_inflated_binomial_draw(rng, n, parametrization):
+    p = {
+        **_gate_draw(rng, n, parametrization),
+        "total_count": rng.integers(0, 60, n).astype(float),
+        "probs": rng.uniform(0.01, 0.99, n),
+    }
+    k = rng.binomial(p["total_count"].astype(int), p["probs"]).astype(float)
+    return p, np.where(rng.random(n) < 0.3, 0.0, k)
+
+
+@dataclass
+class Spec:
+    family: str
+    parametrization: str
+    mp_log_prob: Callable
+    draw: Callable
+    #: Parameters not differentiated (integers).
+    fixed: tuple[str, ...] = ()
+    discrete: bool = False
+    scipy_log_prob: Callable | None = None
+    extra: dict = field(default_factory=dict)
+
+
+def _scipy_hurdle_poisson(p, k):
+    g = p["gate"] if "gate" in p else 1 / (1 + np.exp(-p["gate_logits"]))
+    rate = p["rate"]
+    positive = np.log1p(-g) + stats.poisson.logpmf(k, rate) - np.log(-np.expm1(-rate))
+    return np.where(k == 0, np.log(g), positive)
+
+
+def _scipy_hurdle_gamma(p, x):
+    g = p["gate"]
+    positive = np.log1p(-g) + stats.gamma.logpdf(x, p["concentration"], scale=1 / p["rate"])
+    return np.where(x == 0, np.log(g), positive)
+
+
+def _scipy_hurdle_log_normal(p, x):
+    g = p["gate"] if "gate" in p else 1 / (1 + np.exp(-p["gate_logits"]))
+    with np.errstate(divide="ignore"):
+        positive = np.log1p(-g) + stats.lognorm.logpdf(x, p["scale"], scale=np.exp(p["loc"]))
+    return np.where(x == 0, np.log(g), positive)
+
+
+def _scipy_zero_inflated_binomial(p, k):
+    g = p["gate"] if "gate" in p else 1 / (1 + np.exp(-p["gate_logits"]))
+    base = stats.binom.pmf(k, p["total_count"], p["probs"])
+    return np.where(k == 0, np.log(g + (1 - g) * base), np.log1p(-g) + np.log(base))
+
+
+SPECS = [
+    Spec("HurdlePoisson", "gate", mp_hurdle_poisson, _hurdle_poisson_draw, discrete=True,
+         scipy_log_prob=_scipy_hurdle_poisson),
+    Spec("HurdlePoisson", "gate_logits", mp_hurdle_poisson, _hurdle_poisson_draw, discrete=True,
+         scipy_log_prob=_scipy_hurdle_poisson),
+    Spec("HurdleGamma", "gate", mp_hurdle_gamma, _hurdle_gamma_draw,
+         scipy_log_prob=_scipy_hurdle_gamma),
+    Spec("HurdleGamma", "generic_gate", mp_hurdle_gamma, _hurdle_gamma_draw,
+         scipy_log_prob=_scipy_hurdle_gamma),
+    Spec("HurdleLogNormal", "gate", mp_hurdle_log_normal, _hurdle_log_normal_draw,
+         scipy_log_prob=_scipy_hurdle_log_normal),
+    Spec("HurdleLogNormal", "generic_gate_logits", mp_hurdle_log_normal, _hurdle_log_normal_draw,
+         scipy_log_prob=_scipy_hurdle_log_normal),
+    Spec("ZeroInflatedBinomial", "gate", mp_zero_inflated_binomial, _zero_inflated_binomial_draw,
+         fixed=("total_count",), discrete=True, scipy_log_prob=_scipy_zero_inflated_binomial),
+    Spec("ZeroInflatedBinomial", "gate_logits", mp_zero_inflated_binomial,
+         _zero_inflated_binomial_draw, fixed=("total_count",), discrete=True,
+         scipy_log_prob=_scipy_zero_inflated_binomial),
+]  # fmt: skip
+IDS = [f"{s.family}-{s.parametrization}" for s in SPECS]
+
+
+def _mp_point(params: dict[str, np.ndarray], i: int) -> MpParams:
+    return {k: mpmath.mpf(float(v[i])) for k, v in params.items()}
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=IDS)
+def test_log_prob_and_gradients_match_mpmath(spec: Spec) -> None:
+    family = reference.get_family(spec.family)
+    params, x = spec.draw(np.random.default_rng(11), 40, spec.parametrization)
+    got = family.log_prob(params, x, spec.parametrization)
+    grads = family.elementwise_grad(params, x, spec.parametrization)
+    with mp.workdps(40):
+        for i in range(len(x)):
+            point, xi = _mp_point(params, i), mpmath.mpf(float(x[i]))
+            exact = spec.mp_log_prob(point, xi)
+            assert got[i] == pytest.approx(float(exact), rel=1e-12, abs=1e-12), (i, point, xi)
+            wrt = [k for k in params if k not in spec.fixed]
+            if not spec.discrete and xi != 0:
+                wrt.append("value")
+            for name in wrt:
+
+                def along(t, name=name, point=point, xi=xi):
+                    if name == "value":
+                        return spec.mp_log_prob(point, t)
+                    return spec.mp_log_prob({**point, name: t}, xi)
+
+                at = xi if name == "value" else point[name]
+                d = float(mp.diff(along, at))
+                assert grads[name][i] == pytest.approx(d, rel=1e-9, abs=1e-9), (name, i, point, xi)
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=IDS)
+def test_log_prob_matches_scipy(spec: Spec) -> None:
+    family = reference.get_family(spec.family)
+    params, x = spec.draw(np.random.default_rng(12), 200, spec.parametrization)
+    got = family.log_prob(params, x, spec.parametrization)
+    np.testing.assert_allclose(got, spec.scipy_log_prob(params, x), rtol=1e-9, atol=1e-9)
+
+
+@pytest.mark.parametrize(
+    ("name", "params", "parametrization"),
+    [
+        ("HurdlePoisson", {"gate": 0.3, "rate": 2.5}, "gate"),
+        ("HurdlePoisson", {"gate_logits": -1.2, "rate": 1e-4}, "gate_logits"),
+        ("ZeroInflatedBinomial", {"gate": 0.3, "total_count": 12.0, "probs": 0.7}, "gate"),
+        ("ZeroInflatedBinomial", {"gate_logits": 2.0, "total_count": 5.0, "probs": 0.1}, "gate_logits"),
+    ],
+)  # fmt: skip
+def test_discrete_families_sum_to_one(name, params, parametrization) -> None:
+    family = reference.get_family(name)
+    k = np.arange(0.0, 200.0)
+    total = np.exp(family.log_prob(params, k, parametrization)).sum()
+    assert total == pytest.approx(1.0, abs=1e-13)
+
+
+@pytest.mark.parametrize(
+    ("name", "params", "parametrization", "mp_log_prob"),
+    [
+        ("HurdleGamma", {"gate": 0.3, "concentration": 2.5, "rate": 1.5}, "gate", mp_hurdle_gamma),
+        ("HurdleGamma", {"gate": 0.7, "concentration": 0.4, "rate": 3.0}, "generic_gate",
+         mp_hurdle_gamma),
+        ("HurdleLogNormal", {"gate_logits": -0.5, "loc": 0.3, "scale": 0.8},
+         "generic_gate_logits", mp_hurdle_log_normal),
+    ],
+)  # fmt: skip
+def test_hurdles_atom_and_density_sum_to_one(name, params, parametrization, mp_log_prob) -> None:
+    """The mass g at 0 and the density's integral over (0, ∞) make 1; the oracle agrees."""
+    family = reference.get_family(name)
+    with mp.workdps(30):
+        p = {k: mpmath.mpf(v) for k, v in params.items()}
+        atom = mp.exp(mp_log_prob(p, mpmath.mpf(0)))
+        rest = mp.quad(lambda t: mp.exp(mp_log_prob(p, t)), [0, 1, mp.inf])
+        assert float(atom + rest) == pytest.approx(1.0, abs=1e-12)
+    assert family.log_prob(params, 0.0, parametrization) == pytest.approx(float(mp.log(atom)))
+
+
+def test_edges_of_the_gates_and_supports() -> None:
+    hp = reference.get_family("HurdlePoisson")
+    assert hp.log_prob({"gate": 0.0, "rate": 2.0}, 0.0) == -np.inf
+    assert hp.log_prob({"gate": 1.0, "rate": 2.0}, 0.0) == 0.0
+    assert hp.log_prob({"gate": 1.0, "rate": 2.0}, 3.0) == -np.inf
+    assert hp.elementwise_grad({"gate": 0.0, "rate": 2.0}, 3.0)["gate"] == -1.0
+    # λ = 1e-6: P(1 | k ≥ 1) = λe^{-λ}/(1 − e^{-λ}) = 1 − λ/2 + O(λ²)
+    lp = hp.log_prob({"gate": 0.0, "rate": 1e-6}, 1.0)
+    assert lp == pytest.approx(-0.5e-6, rel=1e-6)
+    assert np.all(hp.log_prob({"gate": 0.3, "rate": 2.0}, [-1.0, 1.5]) == -np.inf)
+    assert np.isnan(hp.log_prob({"gate": 0.3, "rate": 0.0}, 1.0))
+    hg = reference.get_family("HurdleGamma")
+    at_zero = hg.elementwise_grad({"gate": 0.3, "concentration": 2.0, "rate": 1.0}, 0.0)
+    assert np.isnan(at_zero["value"]) and at_zero["concentration"] == 0.0
+    assert at_zero["gate"] == pytest.approx(1 / 0.3)
+    assert hg.log_prob({"gate": 0.3, "concentration": 2.0, "rate": 1.0}, -1e-6) == -np.inf
+    hl = reference.get_family("HurdleLogNormal")
+    lp = hl.log_prob({"gate_logits": -800.0, "loc": 0.0, "scale": 1.0}, 0.0, "generic_gate_logits")
+    assert lp == -800.0
+    zib = reference.get_family("ZeroInflatedBinomial")
+    p = {"gate": 0.0, "total_count": 150.0, "probs": 0.9}
+    assert zib.log_prob(p, 0.0) == pytest.approx(150 * np.log(0.1), rel=1e-14)
+    assert zib.log_prob(p, 151.0) == -np.inf
+    assert zib.log_prob({"gate": 0.3, "total_count": 5.0, "probs": 1.0}, 5.0) == pytest.approx(
+        np.log(0.7)
+    )
+
+
+@pytest.mark.parametrize(
+    ("name", "params", "parametrization", "mean"),
+    [
+        ("HurdlePoisson", {"gate": 0.3, "rate": 0.5}, "gate", 0.7 * 0.5 / -np.expm1(-0.5)),
+        ("HurdleGamma", {"gate": 0.4, "concentration": 3.0, "rate": 2.0}, "gate", 0.6 * 1.5),
+        ("HurdleLogNormal", {"gate_logits": 0.0, "loc": 0.2, "scale": 0.5}, "generic_gate_logits",
+         0.5 * np.exp(0.2 + 0.125)),
+        ("ZeroInflatedBinomial", {"gate": 0.2, "total_count": 10.0, "probs": 0.3}, "gate", 0.8 * 3),
+    ],
+)  # fmt: skip
+def test_samplers_have_the_right_mean(name, params, parametrization, mean) -> None:
+    family = reference.get_family(name)
+    draws = family.sample(params, (200_000,), np.random.default_rng(3), parametrization)
+    assert draws.mean() == pytest.approx(mean, rel=0.02)
+    assert np.all(family.in_support(params, draws, parametrization))
+
+
+def test_every_family_of_this_part_is_registered_and_checked() -> None:
+    wanted = {
+        "HurdlePoisson", "HurdleGamma", "HurdleLogNormal", "ZeroInflatedBinomial",
+    }  # fmt: skip
+    assert wanted <= set(reference.family_names())
+    elsewhere: dict[str, set[str]] = {}
+    for name in wanted:
+        checked = {s.parametrization for s in SPECS if s.family == name}
+        checked |= elsewhere.get(name, set())
+        assert checked == set(reference.get_family(name).parametrizations), name
