@@ -34,7 +34,7 @@ from conformance.records.results import (
 )
 from conformance.report.junit import default_junitxml
 from conformance.report.publish import publish_after_run
-from conformance.run import gc_policy, memory, robustness, scheduling, timing_plugin
+from conformance.run import gc_policy, memory, progress, robustness, scheduling, timing_plugin
 from conformance.run.items import (
     FACTORY_KEY,
     SETTINGS_KEY,
@@ -114,6 +114,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if not hasattr(config, "workerinput"):
         config.pluginmanager.register(Recorder(config), "conformance-recorder")
         robustness.terminate_as_interrupt()
+        progress.register(config)
     explicit = [Path(p).resolve() for p in split_list(config.option.conformance_cases)]
     if explicit:
         # `--cases DIR` alone should run DIR, not the default testpaths.

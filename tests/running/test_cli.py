@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import textwrap
@@ -380,3 +381,26 @@ def test_a_run_that_collects_nothing_says_which_filter_removed_everything(tmp_pa
     assert f"nothing collected: no case files (*.yaml, *.yml) under {empty}" in proc.stderr
     proc = conformance("run", *narrow, "--check=plate", "--shard=1/2", "-n", "0", cwd=tmp_path)
     assert proc.returncode == 2, "an empty selection is no empty shard"
+
+
+def test_a_run_whose_output_is_no_terminal_says_its_progress(tmp_path: Path) -> None:
+    """CI logs (no tty) showed only pytest's percentage for a 30-minute first run."""
+    from conformance.run.progress import line
+
+    assert line(50, 200, 10.0) == (
+        "conformance progress: 50/200 items (25%), 5.0 items/s, ETA 30 s, 10 s so far"
+    )
+    root = write(tmp_path, GOOD)
+    proc = conformance(
+        "run", "--cases", str(root), "--framework=torch", "-n", "0", "--no-results",
+        cwd=tmp_path, env_extra={"CONFORMANCE_PROGRESS_INTERVAL": "0.5"},
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stdout[-3000:]
+    found = re.findall(r"conformance progress: (\d+)/(\d+) items .* items/s, ETA ", proc.stdout)
+    assert found and all(int(total) > 0 for _, total in found), proc.stdout[-3000:]
+    assert int(found[-1][0]) > int(found[0][0])  # it moves
+    quiet = conformance(
+        "run", "--cases", str(root), "--framework=torch", "-n", "0", "--no-results",
+        cwd=tmp_path, env_extra={"CONFORMANCE_PROGRESS_INTERVAL": "0"},
+    )  # fmt: skip
+    assert "conformance progress" not in quiet.stdout
