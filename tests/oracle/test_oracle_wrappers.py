@@ -81,6 +81,33 @@ def mp_zero_inflated_binomial(p: MpParams, k):
     return mp.log(g + (1 - g) * base) if k == 0 else mp.log((1 - g) * base)
 
 
+def _base_logpdf(p: MpParams, x, base: str):
+    if base == "log_normal":
+        return mp_log_normal(p["loc"], p["scale"], x)
+    z = (x - p["loc"]) / p["scale"]
+    return -z * z / 2 - mp.log(p["scale"]) - mp.log(2 * mp.pi) / 2
+
+
+def _base_cdf(p: MpParams, x, base: str):
+    if base == "log_normal":
+        return mp.ncdf((mp.log(x) - p["loc"]) / p["scale"]) if x > 0 else mpmath.mpf(0)
+    return mp.ncdf((x - p["loc"]) / p["scale"])
+
+
+def mp_censored(side: str, base: str):
+    def log_prob(p: MpParams, x):
+        if p["censored"] == 0:
+            return _base_logpdf(p, x, base)
+        cdf = _base_cdf(p, x, base)
+        if side == "right":  # S(x) without 1 − F: the upper tail of z directly
+            if base == "log_normal":
+                return mp.log(mp.ncdf(-(mp.log(x) - p["loc"]) / p["scale"]))
+            return mp.log(mp.ncdf(-(x - p["loc"]) / p["scale"]))
+        return mp.log(cdf)
+
+    return log_prob
+
+
 # ----- random points ----------------------------------------------------------------------------
 def _gate_draw(rng, n, parametrization):
     if "logits" in parametrization:
@@ -124,6 +151,19 @@ def _zero_inflated_binomial_draw(rng, n, parametrization):
     return p, np.where(rng.random(n) < 0.3, 0.0, k)
 
 
+def _censored_draw(base: str):
+    def draw(rng, n, parametrization):
+        p = {
+            "loc": rng.normal(0, 2, n),
+            "scale": _logu(rng, n, 0.1, 5),
+            "censored": rng.integers(0, 2, n).astype(float),
+        }
+        t = p["loc"] + p["scale"] * rng.normal(0, 2.5, n)
+        return p, (np.exp(t) if base == "log_normal" else t)
+
+    return draw
+
+
 @dataclass
 class Spec:
     family: str
@@ -163,6 +203,18 @@ def _scipy_zero_inflated_binomial(p, k):
     return np.where(k == 0, np.log(g + (1 - g) * base), np.log1p(-g) + np.log(base))
 
 
+def _scipy_censored(side: str, base: str):
+    def log_prob(p, x):
+        if base == "log_normal":
+            law = stats.lognorm(p["scale"], scale=np.exp(p["loc"]))
+        else:
+            law = stats.norm(p["loc"], p["scale"])
+        tail = law.logsf(x) if side == "right" else law.logcdf(x)
+        return np.where(p["censored"] == 1, tail, law.logpdf(x))
+
+    return log_prob
+
+
 SPECS = [
     Spec("HurdlePoisson", "gate", mp_hurdle_poisson, _hurdle_poisson_draw, discrete=True,
          scipy_log_prob=_scipy_hurdle_poisson),
@@ -181,6 +233,13 @@ SPECS = [
     Spec("ZeroInflatedBinomial", "gate_logits", mp_zero_inflated_binomial,
          _zero_inflated_binomial_draw, fixed=("total_count",), discrete=True,
          scipy_log_prob=_scipy_zero_inflated_binomial),
+    *(
+        Spec(f"{side.title()}CensoredDistribution", base, mp_censored(side, base),
+             _censored_draw(base), fixed=("censored",),
+             scipy_log_prob=_scipy_censored(side, base))
+        for side in ("left", "right")
+        for base in ("normal", "log_normal")
+    ),
 ]  # fmt: skip
 IDS = [f"{s.family}-{s.parametrization}" for s in SPECS]
 
@@ -305,12 +364,103 @@ def test_samplers_have_the_right_mean(name, params, parametrization, mean) -> No
     assert np.all(family.in_support(params, draws, parametrization))
 
 
+def mp_interval_censored(p: MpParams, lower, upper):
+    loc, scale = p["loc"], p["scale"]
+    left, right = p["left_censored"] == 1, p["right_censored"] == 1
+    cdf = lambda x: mp.ncdf((x - loc) / scale)  # noqa: E731
+    if left and not right:
+        return mp.log(cdf(upper))
+    if right and not left:
+        return mp.log(mp.ncdf(-(lower - loc) / scale))
+    if lower == upper and not left:
+        return _base_logpdf(p, lower, "normal")
+    inside = mp.quad(lambda t: mp.npdf(t, loc, scale), [lower, upper])
+    return mp.log(1 - inside) if left else mp.log(inside)
+
+
+def test_interval_censored_matches_mpmath() -> None:
+    family = reference.get_family("IntervalCensoredDistribution")
+    rng = np.random.default_rng(21)
+    n = 40
+    params = {
+        "loc": rng.normal(0, 2, n),
+        "scale": _logu(rng, n, 0.1, 5),
+        "left_censored": rng.integers(0, 2, n).astype(float),
+        "right_censored": rng.integers(0, 2, n).astype(float),
+    }
+    value = family.sample(params, (), rng)
+    width = np.where(rng.random(n) < 0.2, 1e-4, 1.0) * (value[:, 1] - value[:, 0])
+    value[:, 1] = value[:, 0] + width
+    value[:5, 1] = value[:5, 0]  # exact observations where neither flag is set
+    got = family.log_prob(params, value)
+    grads = family.elementwise_grad(params, value)
+    with mp.workdps(40):
+        for i in range(n):
+            point = _mp_point(params, i)
+            lo, up = (mpmath.mpf(float(v)) for v in value[i])
+            exact = mp_interval_censored(point, lo, up)
+            assert got[i] == pytest.approx(float(exact), rel=1e-12, abs=1e-12), (i, point)
+            exact_obs = lo == up and point["left_censored"] == point["right_censored"] == 0
+            for name in ("loc", "scale", "lower", "upper"):
+                if name in ("lower", "upper") and exact_obs:
+                    assert np.isnan(grads["value"][i, int(name == "upper")])
+                    continue
+
+                def along(t, name=name, point=point, lo=lo, up=up):
+                    if name == "lower":
+                        return mp_interval_censored(point, t, up)
+                    if name == "upper":
+                        return mp_interval_censored(point, lo, t)
+                    return mp_interval_censored({**point, name: t}, lo, up)
+
+                at = {"lower": lo, "upper": up}.get(name, point.get(name))
+                d = float(mp.diff(along, at))
+                got_d = (
+                    grads["value"][i, int(name == "upper")]
+                    if name in ("lower", "upper")
+                    else grads[name][i]
+                )
+                assert got_d == pytest.approx(d, rel=1e-8, abs=1e-10), (name, i, point, lo, up)
+
+
+def test_interval_censored_kinds_of_rows_add_up() -> None:
+    """F(u) + (F(v) − F(u)) + S(v) = 1, and a pair's outside is 1 minus its inside."""
+    family = reference.get_family("IntervalCensoredDistribution")
+    base = {"loc": 0.3, "scale": 1.7}
+    u, v = -0.4, 2.2
+    flags = {"left_censored": [1.0, 0.0, 0.0, 1.0], "right_censored": [0.0, 0.0, 1.0, 1.0]}
+    pairs = [[u - 5.0, u], [u, v], [v, v + 5.0], [u, v]]
+    lp = np.exp(family.log_prob({**base, **flags}, pairs))
+    assert lp[0] + lp[1] + lp[2] == pytest.approx(1.0, abs=1e-15)
+    assert lp[3] == pytest.approx(1.0 - lp[1], abs=1e-15)
+    empty = family.log_prob({**base, "left_censored": 0.0, "right_censored": 0.0}, [1.0, 0.5])
+    assert empty == -np.inf
+    assert np.isnan(family.log_prob({**base, "left_censored": 0.5, "right_censored": 0.0}, [0, 1]))
+
+
+def test_censored_families_far_tails() -> None:
+    """log F and log S far out, where 1 − F is lost: log Φ(−40) = −804.6."""
+    left = reference.get_family("LeftCensoredDistribution")
+    right = reference.get_family("RightCensoredDistribution")
+    p = {"loc": 0.0, "scale": 1.0, "censored": 1.0}
+    assert left.log_prob(p, -40.0, "normal") == pytest.approx(stats.norm.logcdf(-40.0), rel=1e-14)
+    assert right.log_prob(p, 40.0, "normal") == pytest.approx(stats.norm.logsf(40.0), rel=1e-14)
+    assert right.log_prob(p, -40.0, "log_normal") == -np.inf
+    assert left.log_prob(p, 0.0, "log_normal") == -np.inf
+    grad = right.elementwise_grad(p, 40.0, "normal")["value"]
+    assert grad == pytest.approx(-40.02498, rel=1e-6)  # −φ/S ≈ −(z + 1/z)
+
+
 def test_every_family_of_this_part_is_registered_and_checked() -> None:
     wanted = {
         "HurdlePoisson", "HurdleGamma", "HurdleLogNormal", "ZeroInflatedBinomial",
+        "LeftCensoredDistribution", "RightCensoredDistribution", "IntervalCensoredDistribution",
     }  # fmt: skip
     assert wanted <= set(reference.family_names())
-    elsewhere: dict[str, set[str]] = {}
+    #: Families whose parametrizations have tests of their own (a value that is not a scalar).
+    elsewhere = {
+        "IntervalCensoredDistribution": {"normal"},
+    }
     for name in wanted:
         checked = {s.parametrization for s in SPECS if s.family == name}
         checked |= elsewhere.get(name, set())
