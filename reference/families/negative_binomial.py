@@ -7,6 +7,12 @@ the number of successes (each of probability ``probs``) before ``total_count`` f
 0 is its limit: a point mass at 0 (torch handles it). p = 1 has no distribution (all mass
 escapes to infinity): probs lies in [0, 1).
 
+NumPyro's GammaPoisson(concentration α, rate β) and NegativeBinomial2(mean μ, concentration α)
+are the same family in other coordinates (parametrizations ``concentration_rate`` and
+``mean_concentration``): r = α and probs = 1/(1 + β) = μ/(α + μ), written as
+−α·log1p(1/β) − k·log1p(β) and −α·log1p(μ/α) + k·log(μ/(α + μ)) so neither a rate near 0 nor a
+mean far below α cancels. μ = 0 is the point mass at 0 (NumPyro allows it: mean ≥ 0).
+
 Declared convention ``total_count_lower``: torch takes r = 0 (``closed``, the default); NumPyro
 builds a Gamma of concentration r and requires r > 0 (``open``), so there r = 0 is a parameter
 outside the domain, which a validating NumPyro rejects.
@@ -44,6 +50,8 @@ class NegativeBinomial(Family):
     def _log_prob(
         self, params: Arrays, value: np.ndarray, parametrization: str, options: Options
     ) -> np.ndarray:
+        if parametrization in GAMMA_POISSON:
+            return _gamma_poisson_log_prob(params, value, parametrization)
         r, k = params["total_count"], value
         if parametrization == "probs":
             p = params["probs"]
@@ -56,6 +64,8 @@ class NegativeBinomial(Family):
     def _grad(
         self, params: Arrays, value: np.ndarray, parametrization: str, options: Options
     ) -> dict[str, np.ndarray]:
+        if parametrization in GAMMA_POISSON:
+            return _gamma_poisson_grad(params, value, parametrization)
         r, k = params["total_count"], value
         with np.errstate(divide="ignore", invalid="ignore"):
             d_coef = digamma_diff(r, k)
@@ -72,6 +82,11 @@ class NegativeBinomial(Family):
         }
 
     def _sample(self, params, shape, rng, parametrization):
+        if parametrization in GAMMA_POISSON:
+            alpha = params["concentration"]
+            rate = _rate(params, parametrization)
+            lam = rng.gamma(alpha, np.where(np.isinf(rate), 0.0, 1.0 / rate))
+            return np.asarray(rng.poisson(lam), np.float64)
         r = params["total_count"]
         if parametrization == "probs":
             odds = params["probs"] / (1.0 - params["probs"])
@@ -82,12 +97,67 @@ class NegativeBinomial(Family):
         return np.asarray(rng.poisson(lam), np.float64)
 
 
+#: NumPyro's GammaPoisson and NegativeBinomial2 coordinates of the family.
+GAMMA_POISSON = ("concentration_rate", "mean_concentration")
+
+
+def _rate(params: Arrays, parametrization: str) -> np.ndarray:
+    """The Gamma's rate β: given, or α/μ (inf at μ = 0, the point mass at 0)."""
+    if parametrization == "concentration_rate":
+        return params["rate"]
+    with np.errstate(divide="ignore"):
+        return params["concentration"] / params["mean"]
+
+
+def _gamma_poisson_log_prob(params: Arrays, k: np.ndarray, parametrization: str) -> np.ndarray:
+    """log C(α, k) + α·log(β/(1 + β)) + k·log(1/(1 + β)), in each parametrization's own terms."""
+    alpha = params["concentration"]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if parametrization == "concentration_rate":
+            rate = params["rate"]
+            terms = -alpha * np.log1p(1.0 / rate) - k * np.log1p(rate)
+        else:
+            mean = params["mean"]
+            terms = -alpha * np.log1p(mean / alpha) + special.xlogy(k, mean / (alpha + mean))
+    return log_nb_coefficient(alpha, k) + terms
+
+
+def _gamma_poisson_grad(
+    params: Arrays, k: np.ndarray, parametrization: str
+) -> dict[str, np.ndarray]:
+    alpha = params["concentration"]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        d_coef = digamma_diff(alpha, k)
+        if parametrization == "concentration_rate":
+            rate = params["rate"]
+            return {
+                "concentration": d_coef - np.log1p(1.0 / rate),
+                # α/β − (α + k)/(1 + β) over one denominator: no cancellation at large β.
+                "rate": (alpha - k * rate) / (rate * (1.0 + rate)),
+            }
+        mean = params["mean"]
+        total = alpha + mean
+        return {
+            "concentration": d_coef - np.log1p(mean / alpha) + (mean - k) / total,
+            # k/μ − (α + k)/(α + μ) = α(k − μ)/(μ(α + μ)); −α/(α + μ) at k = 0, μ = 0 too.
+            "mean": np.where(k == 0, -alpha / total, alpha * (k - mean) / (mean * total)),
+        }
+
+
 _R = ParamInfo(0, "nonnegative")
 NEGATIVE_BINOMIAL = NegativeBinomial(
     name="NegativeBinomial",
     parametrizations={
         "probs": {"total_count": _R, "probs": ParamInfo(0, "half_open:0,1")},
         "logits": {"total_count": _R, "logits": ParamInfo(0, "real")},
+        "concentration_rate": {
+            "concentration": ParamInfo(0, "positive"),
+            "rate": ParamInfo(0, "positive"),
+        },
+        "mean_concentration": {
+            "mean": ParamInfo(0, "nonnegative"),
+            "concentration": ParamInfo(0, "positive"),
+        },
     },
     value=ValueInfo(0, "nonnegative_integer", discrete=True),
     options={"total_count_lower": ("closed", "open")},

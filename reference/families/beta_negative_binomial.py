@@ -1,0 +1,90 @@
+"""BetaNegativeBinomial(concentration1 α, concentration0 β, n) (NumPyro): the NegativeBinomial
+(successes of probability p before n failures, the suite's NegativeBinomial convention) with
+p ~ Beta(α, β) integrated out,
+
+    P(k) = Γ(n + k)/(Γ(n) k!) · B(α + k, β + n)/B(α, β),   k = 0, 1, …
+
+(scipy's ``betanbinom(n, a=β, b=α)``: scipy's first concentration is the failures'). Written
+as differences of log Γ paired into rising factorials
+(:func:`~conformance.reference.families.binomial.log_rising`), the pairing chosen by which
+inputs are small, so no two log Γ of a large argument are differenced. n is real and positive (NumPyro's constraint), as NegativeBinomial's total_count.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import special
+
+from ..core import Arrays, Family, Options, ParamInfo, ValueInfo
+from .binomial import digamma_diff, log_rising
+from .negative_binomial import log_nb_coefficient
+
+
+class BetaNegativeBinomial(Family):
+    def _log_prob(
+        self, params: Arrays, value: np.ndarray, parametrization: str, options: Options
+    ) -> np.ndarray:
+        a, b, n = params["concentration1"], params["concentration0"], params["n"]
+        k = value
+        with np.errstate(divide="ignore", invalid="ignore"):
+            # log Γ(n+k) − log Γ(n) − log Γ(k+1) + log Γ(α+k) − log Γ(α) + log Γ(β+n) − log Γ(β)
+            # − log Γ(α+β+n+k) + log Γ(α+β), paired into rising factorials over the shortest
+            # stretches: by the counts where n + k is smallest, else by the concentrations
+            # (α + β) or by α + k; each pairing's rounding grows with the stretches it spans.
+            by_counts = (
+                log_nb_coefficient(n, k)
+                + log_rising(a, k)
+                - log_rising(a + b + n, k)
+                + log_rising(b, n)
+                - log_rising(a + b, n)
+            )
+            by_concentrations = (
+                log_rising(k + 1.0, a - 1.0)
+                - log_rising(n + k, a + b)
+                + log_rising(n, b)
+                + log_rising(a, b)
+                - special.gammaln(b)
+            )
+            by_a_and_k = (
+                log_rising(n, k)
+                - log_rising(b + n, a + k)
+                + log_rising(a, k)
+                - special.gammaln(k + 1.0)
+                + log_rising(b, a)
+            )
+            sizes = np.broadcast_arrays(n + k, a + b, a + k)
+            best = np.argmin(np.stack(sizes), axis=0)
+            return np.choose(best, np.broadcast_arrays(by_counts, by_concentrations, by_a_and_k))
+
+    def _grad(
+        self, params: Arrays, value: np.ndarray, parametrization: str, options: Options
+    ) -> dict[str, np.ndarray]:
+        a, b, n = params["concentration1"], params["concentration0"], params["n"]
+        k = value
+        common = digamma_diff(a + b, n + k)
+        return {
+            "concentration1": digamma_diff(a, k) - common,
+            "concentration0": digamma_diff(b, n) - common,
+            # ψ(n+k) − ψ(n) + ψ(β+n) − ψ(α+β+n+k)
+            "n": digamma_diff(n, k) - digamma_diff(b + n, a + k),
+        }
+
+    def _sample(self, params, shape, rng, parametrization):
+        p = rng.beta(params["concentration1"], params["concentration0"])
+        with np.errstate(divide="ignore"):
+            odds = p / (1.0 - p)
+        lam = rng.gamma(params["n"], np.minimum(odds, 1e300))
+        return np.asarray(rng.poisson(np.minimum(lam, 1e15)), np.float64)
+
+
+BETA_NEGATIVE_BINOMIAL = BetaNegativeBinomial(
+    name="BetaNegativeBinomial",
+    parametrizations={
+        "concentration": {
+            "concentration1": ParamInfo(0, "positive"),
+            "concentration0": ParamInfo(0, "positive"),
+            "n": ParamInfo(0, "positive"),
+        }
+    },
+    value=ValueInfo(0, "nonnegative_integer", discrete=True),
+)
