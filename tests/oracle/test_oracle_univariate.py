@@ -267,6 +267,187 @@ def test_beta_negative_binomial_sampler_mean() -> None:
     assert draws.mean() == pytest.approx(1.5, abs=0.03)
 
 
+# ----- LogisticNormal ------------------------------------------------------------------------------
+def mp_stick_breaking(x: list) -> list:
+    """torch's StickBreakingTransform, forward: z_i = σ(x_i − log(K − i)), y_i = z_i·Π(1 − z_j)."""
+    k = len(x)
+    z = [1 / (1 + mp.exp(-(x[i] - mp.log(k - i)))) for i in range(k)]
+    y, rest = [], MPF(1)
+    for zi in z:
+        y.append(zi * rest)
+        rest = rest * (1 - zi)
+    return [*y, rest]
+
+
+def mp_logistic_normal(loc: list, scale: list, y: list) -> Any:
+    """The pushforward density at y, independently of the oracle's closed form: the Normal at the
+    pre-image (found by mpmath's root finder on the forward map) over |det J| of the forward map
+    x ↦ y_{<K}, J differentiated numerically."""
+    k = len(loc)
+    guess = [mp.log(y[i] / (1 - mp.fsum(y[: i + 1]))) + mp.log(k - i) for i in range(k)]
+    if k == 1:
+        x = [mp.findroot(lambda v: mp_stick_breaking([v])[0] - y[0], guess[0])]
+    else:
+        x = list(
+            mp.findroot(
+                lambda *v: [
+                    a - b for a, b in zip(mp_stick_breaking(list(v))[:k], y[:k], strict=True)
+                ],
+                guess,
+            )
+        )
+    jac = mp.matrix(k, k)
+    for j in range(k):
+        for i in range(k):
+            jac[i, j] = mp.diff(
+                lambda t, i=i, j=j: mp_stick_breaking([t if m == j else x[m] for m in range(k)])[i],
+                x[j],
+            )
+    normal = mp.fsum(
+        -((x[i] - loc[i]) ** 2) / (2 * scale[i] ** 2) - mp.log(scale[i]) - mp.log(2 * mp.pi) / 2
+        for i in range(k)
+    )
+    return normal - mp.log(abs(mp.det(jac)))
+
+
+EDGE_DENSITIES[("LogisticNormal", "loc_scale")] = lambda p, y: mp_logistic_normal(
+    p["loc"], p["scale"], y
+)
+
+
+@pytest.mark.parametrize(
+    ("loc", "scale", "y"),
+    [
+        ([0.3, -0.5, 1.0], [1.2, 0.7, 2.0], [0.2, 0.1, 0.4, 0.3]),
+        ([0.4], [1.5], [0.7, 0.3]),
+        ([0.0, 0.0, 0.0], [3.0, 3.0, 3.0], [1e-6, 0.3, 0.3, 0.399999]),
+        ([0.0, 0.0, 0.0], [3.0, 3.0, 3.0], [0.3, 0.3, 0.399999, 1e-6]),
+        ([2.0, -1.0], [0.5, 0.8], [0.6, 0.1, 0.3]),
+    ],
+)
+def test_logistic_normal_is_the_pushforward(loc, scale, y) -> None:
+    fam = family("LogisticNormal")
+    params = {"loc": np.array(loc), "scale": np.array(scale)}
+    got = fam.log_prob(params, np.array(y))
+    grads = fam.elementwise_grad(params, np.array(y))
+    with mp.workdps(40):
+        mp_loc, mp_scale, mp_y = ([MPF(v) for v in a] for a in (loc, scale, y))
+        assert_close(got, float(mp_logistic_normal(mp_loc, mp_scale, mp_y)), rtol=1e-11)
+        # ∂/∂y_m with y_K = 1 − Σ y_{<K} (torch reads only the first K coordinates).
+        k = len(loc)
+        for m in range(k):
+
+            def along(t, m=m):
+                moved = [t if i == m else mp_y[i] for i in range(k)]
+                return mp_logistic_normal(mp_loc, mp_scale, [*moved, 1 - mp.fsum(moved)])
+
+            exact = float(mp.diff(along, mp_y[m]))
+            assert grads["value"][m] == pytest.approx(exact, rel=1e-7, abs=1e-9)
+        assert grads["value"][k] == 0.0
+        for i in range(k):
+            d_loc = mp.diff(
+                lambda t, i=i: mp_logistic_normal(
+                    [t if j == i else mp_loc[j] for j in range(k)], mp_scale, mp_y
+                ),
+                mp_loc[i],
+            )
+            assert grads["loc"][i] == pytest.approx(float(d_loc), rel=1e-8, abs=1e-10)
+
+
+def test_logistic_normal_integrates_to_one_and_matches_its_sampler() -> None:
+    fam = family("LogisticNormal")
+    with mp.workdps(15):
+        two = {"loc": np.array([0.4]), "scale": np.array([1.5])}
+        total = mp.quad(lambda t: mp.exp(float(fam.log_prob(two, np.array([t, 1 - t])))), [0, 1])
+        assert abs(total - 1) < 1e-9
+        three = {"loc": np.array([0.3, -0.5]), "scale": np.array([1.2, 0.7])}
+
+        def pdf(a, b):
+            if a + b >= 1:
+                return MPF(0)
+            return mp.exp(float(fam.log_prob(three, np.array([float(a), float(b), 1 - a - b]))))
+
+        total = mp.quad(lambda a: mp.quad(lambda b: pdf(a, b), [0, 1 - a]), [0, 1])
+        assert abs(total - 1) < 1e-6
+    params = {"loc": np.array([0.3, -0.5, 1.0]), "scale": np.array([1.2, 0.7, 2.0])}
+    draws = fam.sample(params, (200000,), np.random.default_rng(6))
+    # The construction: log(y_i/(1 − Σ_{j≤i} y_j)) + log(K − i) is Normal(loc, scale).
+    x = np.log(draws[:, :-1] / (1 - np.cumsum(draws[:, :-1], -1))) + np.log([3.0, 2.0, 1.0])
+    assert np.max(np.abs(x.mean(0) - params["loc"])) < 0.02
+    assert np.max(np.abs(x.std(0) - params["scale"])) < 0.02
+    # A face is -inf (the limit), off the simplex -inf, an invalid scale NaN.
+    assert fam.log_prob(params, np.array([0.5, 0.0, 0.3, 0.2])) == -np.inf
+    assert fam.log_prob(params, np.array([0.5, -0.1, 0.3, 0.3])) == -np.inf
+    assert np.isnan(
+        fam.log_prob({"loc": np.zeros(2), "scale": np.array([1.0, 0.0])}, [0.3] * 2 + [0.4])
+    )
+
+
+# ----- HorseshoePrior -------------------------------------------------------------------------------
+K_HORSESHOE = 1 / mp.sqrt(2 * mp.pi**3)
+
+
+def mp_bounds_average(scale: Any, x: Any) -> Any:
+    """GPyTorch's documented log_prob: log((lb + ub)/2) at A = (scale/x)²."""
+    a = (scale / x) ** 2
+    return mp.log((K_HORSESHOE / 2 * mp.log(1 + 4 * a) + K_HORSESHOE * mp.log(1 + 2 * a)) / 2)
+
+
+def mp_horseshoe(scale: Any, x: Any) -> Any:
+    """The horseshoe density: ∫ N(x; 0, (λ·scale)²)·2/(π(1 + λ²)) dλ."""
+    u = abs(x) / scale
+
+    def integrand(lam):
+        return (
+            mp.exp(-(u**2) / (2 * lam**2)) / (mp.sqrt(2 * mp.pi) * lam) * 2 / (mp.pi * (1 + lam**2))
+        )
+
+    return mp.quad(integrand, [0, u / 10, u, 10 * u, mp.inf]) / scale
+
+
+EDGE_DENSITIES[("HorseshoePrior", "scale")] = lambda p, x: mp_bounds_average(p["scale"], x)
+
+
+@pytest.mark.parametrize(
+    ("scale", "x"),
+    [(1.5, 0.8), (1.0, 1e-30), (1.0, -1e-8), (1.0, 1e3), (1.0, 1e10), (0.01, 100.0), (1.0, 1e30)],
+)
+def test_horseshoe_prior_is_the_documented_bounds_average(scale: float, x: float) -> None:
+    check_against_mpmath(
+        "HorseshoePrior",
+        "scale",
+        lambda p, v: mp_bounds_average(p["scale"], v),
+        [({"scale": scale}, x)],
+        dps=80,
+    )
+
+
+def test_horseshoe_prior_gap_to_the_density_as_declared() -> None:
+    """The true density lies between the bounds (Carvalho et al., Theorem 1); the average is 0.78
+    to 1.04 of it at scale 1, misses the 1/scale of a scaled density, and integrates to
+    (1 + √2)/√(2π)·scale (docs/findings/univariate.md#horseshoeprior-gpytorch)."""
+    fam = family("HorseshoePrior")
+    with mp.workdps(30):
+        for x, ratio in [(1e-4, 0.7827), (0.5, 0.9822), (2.0, 1.0407), (100.0, 1.00005)]:
+            true = mp_horseshoe(MPF(1), MPF(x))
+            a = 1 / MPF(x) ** 2
+            assert K_HORSESHOE / 2 * mp.log(1 + 4 * a) < true < K_HORSESHOE * mp.log(1 + 2 * a)
+            assert float(mp.exp(float(fam.log_prob({"scale": 1.0}, x))) / true) == pytest.approx(
+                ratio, abs=1e-4
+            )
+        for scale, ratio in [(0.3, 0.3128), (3.0, 2.7006)]:
+            got = mp.exp(float(fam.log_prob({"scale": scale}, 0.5)))
+            assert float(got / mp_horseshoe(MPF(scale), MPF("0.5"))) == pytest.approx(
+                ratio, abs=1e-4
+            )
+        mass = mp.quad(
+            lambda t: mp.exp(float(fam.log_prob({"scale": 2.0}, float(t)))), [-mp.inf, 0, mp.inf]
+        )
+        assert abs(mass - 2 * (1 + mp.sqrt(2)) / mp.sqrt(2 * mp.pi)) < 1e-8
+    assert fam.log_prob({"scale": 1.0}, 0.0) == np.inf
+    assert np.isnan(fam.log_prob({"scale": -1.0}, 0.5))
+
+
 # ----- the generated edges -------------------------------------------------------------------------
 def _edge_cases() -> list:
     """Every generated edge case (float32's too) of the case files of these families."""
