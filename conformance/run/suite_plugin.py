@@ -98,7 +98,8 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
-    gc_policy.restore()
+    # An xdist worker's process ends with its session (see gc_policy).
+    gc_policy.restore(exiting=hasattr(session.config, "workerinput"))
 
 
 def pytest_configure(config: pytest.Config) -> None:

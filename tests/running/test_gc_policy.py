@@ -31,3 +31,19 @@ def test_a_project_without_case_items_keeps_python_defaults(pytester) -> None:
     )
     pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=1)
     assert gc.get_threshold() == before
+
+
+def test_a_worker_that_exits_keeps_its_heap_frozen() -> None:
+    """pytest collects once more on the way out; in an xdist worker (the process ends with the
+    session) everything is frozen instead of walked: the thresholds come back, the heap stays
+    out of the collector's reach."""
+    before = gc.get_threshold()
+    gc_policy.tune()
+    leftover = [[]]  # made after tune(): tracked by the collector until frozen
+    assert any(o is leftover for o in gc.get_objects())
+    gc_policy.restore(exiting=True)
+    try:
+        assert gc.get_threshold() == before
+        assert not any(o is leftover for o in gc.get_objects())  # out of the collector's reach
+    finally:
+        gc.unfreeze()
