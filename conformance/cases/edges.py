@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -388,12 +388,17 @@ def _prefixes(anchors_: Sequence[Case]) -> list[str]:
     return out
 
 
-def generated(cases: Sequence[Case]) -> list[tuple[Case, dict]]:
-    """Every generated case of the anchors among ``cases``, with the anchor it moved from."""
+def generated(
+    cases: Sequence[Case], selects: Callable[[str], bool] | None = None
+) -> list[tuple[Case, dict]]:
+    """Every generated case of the anchors among ``cases``, with the anchor it moved from;
+    with ``selects``, only those of the families it selects (their ids are the same either
+    way: the prefixes come from every anchor of the file)."""
     found = anchors(cases)
     return [
         (anchor, case)
         for anchor, prefix in zip(found, _prefixes(found), strict=True)
+        if selects is None or selects(anchor.family)
         for case in edge_cases(anchor, prefix)
     ]
 
@@ -415,11 +420,13 @@ def _as_yaml(pairs: Sequence[tuple[Case, dict]]) -> str:
     return header + yaml.safe_dump({"cases": [c for _, c in pairs]}, sort_keys=False, width=100)
 
 
-def edge_file(cases: Sequence[Case], display: str) -> LoadedFile:
+def edge_file(
+    cases: Sequence[Case], display: str, selects: Callable[[str], bool] | None = None
+) -> LoadedFile:
     """The generated cases of a loaded file, loaded as a case file of their own through the
     same loader (so they are validated like written ones), each placed at its anchor's line
-    so reports point at the case it moved from."""
-    pairs = generated(cases)
+    so reports point at the case it moved from; ``selects``: see :func:`generated`."""
+    pairs = generated(cases, selects)
     if not pairs:
         return LoadedFile(display)
     loaded = load_case_text(_as_yaml(pairs), display)

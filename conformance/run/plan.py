@@ -133,14 +133,14 @@ def plan_file(path: Path, settings: Settings, display: str | None = None) -> lis
         names.add(name)
         specs.append(CaseErrorSpec(name, error))
     expansion = _Expansion(settings)
-    cases = loaded.cases
-    if settings.edges:
-        generated = edge_file(loaded.cases, loaded.path)
+    # A family the run does not select costs nothing: its edges are not generated (they ask
+    # the oracle for every edge point, the largest part of planning a file).
+    cases = [c for c in loaded.cases if settings.selects_family(c.family)]
+    if settings.edges and cases:
+        generated = edge_file(loaded.cases, loaded.path, selects=settings.selects_family)
         cases = [*cases, *generated.cases]
         specs.extend(_error_spec(e) for e in generated.errors)
     for case in cases:
-        if not settings.selects_family(case.family):
-            continue
         try:
             specs.extend(_case_specs(expansion, case))
         except Exception as exc:

@@ -240,3 +240,28 @@ def test_a_negative_point_keeps_its_sign_in_the_id_and_the_description() -> None
     assert case["params"]["concentration"] == -1.0
     assert case["description"].endswith("concentration at minus 1")
     assert not any("--" in i for i in cases)
+
+
+def test_a_family_selection_generates_only_its_edges_with_the_full_runs_ids(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Planning a file asks the oracle for every edge point of its anchors, so a run that
+    selects one family must not generate the others' (a slow oracle elsewhere made every
+    ``--family`` run pay for it), and the ids it does generate must be the full run's: a file
+    that anchors several families names its edges by family either way."""
+    path = tmp_path / "two_families.yaml"
+    path.write_text(
+        "cases:\n"
+        "  - {id: n, family: Normal, params: {loc: 0.5, scale: 2.0}, value: 1.0}\n"
+        "  - {id: e, family: Exponential, params: {rate: 1.5}, value: 0.5}\n"
+    )
+    full = [s for s in plan(_settings(), [path]) if isinstance(s, CheckSpec)]
+    asked: list[str] = []
+    real = edges.edge_cases
+    monkeypatch.setattr(edges, "edge_cases", lambda a, p: asked.append(a.family) or real(a, p))
+    selected = [s for s in plan(_settings("--family=Normal"), [path]) if isinstance(s, CheckSpec)]
+    assert set(asked) == {"Normal"}
+    edge_ids = {s.case.id for s in selected if s.case.id.startswith(edges.PREFIX)}
+    assert edge_ids and all(i.startswith(f"{edges.PREFIX}Normal-") for i in edge_ids)
+    assert [s.name for s in selected] == [s.name for s in full if s.case.family == "Normal"]
+    assert {s.case.family for s in full} == {"Normal", "Exponential"}
