@@ -148,6 +148,9 @@ def project(array: np.ndarray, structure: str) -> np.ndarray:
     """The part of a gradient that a structured input's tangent space sees."""
     if structure == "symmetric":
         return 0.5 * (array + np.swapaxes(array, -1, -2))
+    if structure == "off_diagonal_symmetric":  # a correlation matrix's tangent space: no diagonal
+        sym = 0.5 * (array + np.swapaxes(array, -1, -2))
+        return sym * (1.0 - np.eye(array.shape[-1]))
     if structure == "lower_triangular":
         return np.tril(array)
     if structure == "diagonal":

@@ -75,6 +75,45 @@ def _corr_cholesky(x: np.ndarray) -> np.ndarray:
     return _lower_cholesky(x) & unit
 
 
+def _corr_matrix(x: np.ndarray) -> np.ndarray:
+    """A correlation matrix: symmetric positive definite with a unit diagonal (LKJ's value)."""
+    diag = np.diagonal(x, axis1=-2, axis2=-1)
+    unit = np.all(np.abs(diag - 1.0) <= _TOL, axis=-1)
+    return _positive_definite(x) & unit
+
+
+def _zero_sum(x: np.ndarray) -> np.ndarray:
+    """A vector whose components add up to 0 (ZeroSumNormal's value), relative to its size."""
+    scale = np.maximum(np.max(np.abs(x), axis=-1), 1.0)
+    ok = np.abs(x.sum(-1)) <= _TOL * x.shape[-1] * scale
+    return ok & np.all(np.isfinite(x), axis=-1)
+
+
+def _adjacency_matrix(x: np.ndarray) -> np.ndarray:
+    """A weighted graph's adjacency matrix (CAR's): symmetric, nonnegative, every row (site)
+    with a neighbour."""
+    rows = np.all(x >= 0, axis=(-1, -2)) & np.all(x.sum(-1) > 0, axis=-1)
+    return _symmetric(x) & rows
+
+
+def _circulant_covariance(x: np.ndarray) -> np.ndarray:
+    """The first row c of a symmetric positive-definite circulant matrix (CirculantNormal's):
+    c_k = c_(n−k), and every eigenvalue Re FFT(c)_k positive."""
+    n = x.shape[-1]
+    finite = np.all(np.isfinite(x), axis=-1)
+    safe = np.where(finite[..., None], x, 0.0)
+    mirrored = safe[..., (-np.arange(n)) % n]
+    scale = np.max(np.abs(safe), axis=-1) + 1e-300
+    symmetric = np.all(np.abs(safe - mirrored) <= _TOL * scale[..., None], axis=-1)
+    return finite & symmetric & np.all(np.fft.fft(safe, axis=-1).real > 0, axis=-1)
+
+
+def _sphere(x: np.ndarray) -> np.ndarray:
+    """A unit vector (ProjectedNormal's value), to float32 rounding of its entries."""
+    norm = np.sqrt((x * x).sum(-1))
+    return np.all(np.isfinite(x), axis=-1) & (np.abs(norm - 1.0) <= _TOL)
+
+
 def _positive_semidefinite(x: np.ndarray) -> np.ndarray:
     ok = _symmetric(x)
     eig = np.linalg.eigvalsh(np.where(ok[..., None, None], x, np.eye(x.shape[-1])))
@@ -148,6 +187,11 @@ _FIXED: dict[str, tuple[Check, int]] = {
     "positive_semidefinite": (_positive_semidefinite, -2),
     "lower_cholesky": (_lower_cholesky, -2),
     "corr_cholesky": (_corr_cholesky, -2),
+    "corr_matrix": (_corr_matrix, -2),
+    "zero_sum": (_zero_sum, -1),
+    "adjacency_matrix": (_adjacency_matrix, -2),
+    "circulant_covariance": (_circulant_covariance, -1),
+    "sphere": (_sphere, -1),
     "circular": (lambda x: (x >= -np.pi) & (x < np.pi), 0),
 }
 

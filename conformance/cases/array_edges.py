@@ -58,8 +58,21 @@ def value_points(support: str, discrete: bool, array: np.ndarray) -> list[ArrayP
             ArrayPoint("at-identity", np.eye(array.shape[-1]), exact=True),
             ArrayPoint("near-singular", nearly_singular_correlation(array), exact=False),
         ]
+    if support == "corr_matrix":
+        factor = nearly_singular_correlation(np.linalg.cholesky(array))
+        return [
+            ArrayPoint("at-identity", np.eye(array.shape[-1]), exact=True),
+            ArrayPoint("near-singular", factor @ factor.T, exact=False),
+        ]
     if support == "positive_definite":
         return [ArrayPoint("near-singular", nearly_singular(array), exact=False)]
+    if support == "sphere":  # no ends: a coordinate axis, and the anchor's antipode
+        axis = np.zeros_like(array, dtype=np.float64)
+        axis[0] = 1.0
+        return [
+            ArrayPoint("at-first-axis", axis, exact=True),
+            ArrayPoint("at-antipode", -np.asarray(array, dtype=np.float64), exact=True),
+        ]
     if discrete and support == "nonnegative_integer" and array.ndim == 1 and array.size > 1:
         return count_points(array)
     return []

@@ -19,6 +19,7 @@ from conformance.operations import Operation
 
 _STRUCTURE_WORDS = {
     "symmetric": "symmetric part",
+    "off_diagonal_symmetric": "symmetric part off the diagonal",
     "lower_triangular": "lower triangle",
     "dense": "all elements",
     "diagonal": "diagonal",
