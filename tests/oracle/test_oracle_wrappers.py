@@ -1,7 +1,8 @@
-"""The wrapper families (hurdle and zero-inflated over a base; more below as they are added)
-against mpmath and scipy: log_prob and every closed-form partial derivative at random points
-(mpmath's from the definition, scipy's from its own base distributions), normalisation, the
-edges of each parametrisation, and the samplers' means."""
+"""The wrapper families against mpmath and scipy: hurdle and zero-inflated over a base, the
+censored wrappers, folded, expanded, masked, MixtureGeneral, Delta and ImproperUniform. log_prob
+and every closed-form partial derivative at random points (mpmath's from the definition, scipy's
+from its own base distributions), normalisation, the edges of each parametrisation, and the
+samplers' means."""
 
 from __future__ import annotations
 
@@ -108,6 +109,21 @@ def mp_censored(side: str, base: str):
     return log_prob
 
 
+def mp_folded(p: MpParams, x):
+    def half(t):
+        return _base_logpdf(p, t, "normal")
+
+    return mp.log(mp.exp(half(x)) + mp.exp(half(-x)))
+
+
+def mp_expanded(p: MpParams, x):
+    return _base_logpdf(p, x, "normal")
+
+
+def mp_masked(p: MpParams, x):
+    return mp_gamma(p["concentration"], p["rate"], x) if p["mask"] == 1 else mpmath.mpf(0)
+
+
 # ----- random points ----------------------------------------------------------------------------
 def _gate_draw(rng, n, parametrization):
     if "logits" in parametrization:
@@ -162,6 +178,38 @@ def _censored_draw(base: str):
         return p, (np.exp(t) if base == "log_normal" else t)
 
     return draw
+
+
+def _folded_draw(rng, n, parametrization):
+    p = {"loc": rng.normal(0, 3, n), "scale": _logu(rng, n, 0.1, 5)}
+    return p, np.abs(p["loc"] + p["scale"] * rng.normal(0, 2, n))
+
+
+def _expanded_draw(rng, n, parametrization):
+    p = {"loc": rng.normal(0, 3, n), "scale": _logu(rng, n, 0.1, 5), "expand_to": np.zeros(n)}
+    return p, p["loc"] + p["scale"] * rng.normal(0, 2, n)
+
+
+def _masked_draw(rng, n, parametrization):
+    p = {
+        "concentration": _logu(rng, n, 0.2, 40),
+        "rate": _logu(rng, n, 0.1, 10),
+        "mask": rng.integers(0, 2, n).astype(float),
+    }
+    return p, rng.gamma(p["concentration"], 1 / p["rate"])
+
+
+def _scipy_folded(p, x):
+    return stats.foldnorm.logpdf(x, np.abs(p["loc"]) / p["scale"], scale=p["scale"])
+
+
+def _scipy_expanded(p, x):
+    return stats.norm.logpdf(x, p["loc"], p["scale"])
+
+
+def _scipy_masked(p, x):
+    lp = stats.gamma.logpdf(x, p["concentration"], scale=1 / p["rate"])
+    return np.where(p["mask"] == 1, lp, 0.0)
 
 
 @dataclass
@@ -240,6 +288,12 @@ SPECS = [
         for side in ("left", "right")
         for base in ("normal", "log_normal")
     ),
+    Spec("FoldedDistribution", "normal", mp_folded, _folded_draw,
+         scipy_log_prob=_scipy_folded),
+    Spec("ExpandedDistribution", "normal", mp_expanded, _expanded_draw, fixed=("expand_to",),
+         scipy_log_prob=_scipy_expanded),
+    Spec("MaskedDistribution", "gamma", mp_masked, _masked_draw, fixed=("mask",),
+         scipy_log_prob=_scipy_masked),
 ]  # fmt: skip
 IDS = [f"{s.family}-{s.parametrization}" for s in SPECS]
 
@@ -451,15 +505,156 @@ def test_censored_families_far_tails() -> None:
     assert grad == pytest.approx(-40.02498, rel=1e-6)  # −φ/S ≈ −(z + 1/z)
 
 
+def mp_mixture_general(w, p: MpParams, x):
+    """log Σ_k w_k f_k(x) with w the normalised weights (mpf list)."""
+    zn = (x - p["normal_loc"]) / p["normal_scale"]
+    zc = (x - p["cauchy_loc"]) / p["cauchy_scale"]
+    f_n = mp.exp(-zn * zn / 2) / (p["normal_scale"] * mp.sqrt(2 * mp.pi))
+    f_c = 1 / (mp.pi * p["cauchy_scale"] * (1 + zc * zc))
+    return mp.log(w[0] * f_n + w[1] * f_c)
+
+
+@pytest.mark.parametrize("parametrization", ["logits", "probs"])
+def test_mixture_general_matches_mpmath(parametrization: str) -> None:
+    family = reference.get_family("MixtureGeneral")
+    rng = np.random.default_rng(31)
+    n = 30
+    params = {
+        "normal_loc": rng.normal(0, 2, n),
+        "normal_scale": _logu(rng, n, 0.1, 5),
+        "cauchy_loc": rng.normal(0, 2, n),
+        "cauchy_scale": _logu(rng, n, 0.1, 5),
+    }
+    if parametrization == "logits":
+        params["logits"] = rng.normal(0, 2, (n, 2))
+    else:
+        params["probs"] = rng.dirichlet([1.0, 1.0], n)
+    x = rng.normal(0, 4, n)
+    options = {"normalize_probs": True}
+    got = family.log_prob(params, x, parametrization, options)
+    grads = family.elementwise_grad(params, x, parametrization, options)
+    scalars = ["normal_loc", "normal_scale", "cauchy_loc", "cauchy_scale"]
+    with mp.workdps(40):
+        for i in range(n):
+            p = {k: mpmath.mpf(float(params[k][i])) for k in scalars}
+            raw = [mpmath.mpf(float(v)) for v in params[parametrization][i]]
+
+            def weights(raw):
+                if parametrization == "logits":
+                    e = [mp.exp(r) for r in raw]
+                    return [v / sum(e) for v in e]
+                return [v / sum(raw) for v in raw]
+
+            xi = mpmath.mpf(float(x[i]))
+            assert got[i] == pytest.approx(
+                float(mp_mixture_general(weights(raw), p, xi)), rel=1e-12
+            )
+            for name in [*scalars, "value"]:
+
+                def along(t, name=name, p=p, raw=raw, xi=xi):
+                    if name == "value":
+                        return mp_mixture_general(weights(raw), p, t)
+                    return mp_mixture_general(weights(raw), {**p, name: t}, xi)
+
+                d = float(mp.diff(along, xi if name == "value" else p[name]))
+                assert grads[name][i] == pytest.approx(d, rel=1e-9, abs=1e-12), (name, i)
+            for k in range(2):
+
+                def along_w(t, k=k, p=p, raw=raw, xi=xi):
+                    moved = list(raw)
+                    moved[k] = t
+                    return mp_mixture_general(weights(moved), p, xi)
+
+                d = float(mp.diff(along_w, raw[k]))
+                assert grads[parametrization][i, k] == pytest.approx(d, rel=1e-9, abs=1e-12)
+
+
+def test_mixture_general_vs_scipy_and_normalised() -> None:
+    family = reference.get_family("MixtureGeneral")
+    p = {"probs": [0.3, 0.7], "normal_loc": -1.0, "normal_scale": 0.5,
+         "cauchy_loc": 2.0, "cauchy_scale": 1.5}  # fmt: skip
+    x = np.linspace(-50, 50, 7)
+    want = np.log(0.3 * stats.norm.pdf(x, -1, 0.5) + 0.7 * stats.cauchy.pdf(x, 2, 1.5))
+    np.testing.assert_allclose(family.log_prob(p, x, "probs"), want, rtol=1e-13)
+    with mp.workdps(20):
+        total = mp.quad(
+            lambda t: mp.exp(float(family.log_prob(p, float(t), "probs"))), [-mp.inf, -1, 2, mp.inf]
+        )
+    assert float(total) == pytest.approx(1.0, abs=1e-9)
+
+
+def test_folded_normalised_and_its_ends() -> None:
+    family = reference.get_family("FoldedDistribution")
+    p = {"loc": 0.7, "scale": 1.3}
+    with mp.workdps(20):
+        total = mp.quad(lambda t: mp.exp(float(family.log_prob(p, float(t)))), [0, 0.7, mp.inf])
+    assert float(total) == pytest.approx(1.0, abs=1e-10)
+    at_zero = family.log_prob(p, 0.0)
+    assert at_zero == pytest.approx(np.log(2 * stats.norm.pdf(0.7 / 1.3) / 1.3), rel=1e-14)
+    assert family.log_prob(p, 0.0, options={"support_lower": "open"}) == -np.inf
+    assert family.log_prob(p, -1e-9) == -np.inf
+    far = family.log_prob({"loc": 30.0, "scale": 1.0}, 29.0)
+    assert far == pytest.approx(stats.norm.logpdf(29.0, 30.0), rel=1e-14)
+
+
+def test_expanded_broadcasts_and_rejects_a_base_larger_than_its_target() -> None:
+    family = reference.get_family("ExpandedDistribution")
+    p = {"loc": np.zeros((3, 1)), "scale": np.ones(4), "expand_to": np.zeros((2, 3, 4))}
+    assert family.batch_shape(p) == (2, 3, 4)
+    grads = family.grad(p, np.zeros((2, 3, 4)), np.ones((2, 3, 4)))
+    assert grads["loc"].shape == (3, 1) and grads["scale"].shape == (4,)
+    with pytest.raises(reference.OracleError):
+        family.event_shape({"loc": np.zeros(5), "scale": 1.0, "expand_to": np.zeros(3)})
+    with pytest.raises(reference.OracleError):
+        family.event_shape({"loc": np.zeros((2, 3)), "scale": 1.0, "expand_to": np.zeros(3)})
+
+
+def test_masked_scores_zero_where_masked_whatever_the_value() -> None:
+    family = reference.get_family("MaskedDistribution")
+    p = {"concentration": 2.0, "rate": 1.5, "mask": np.array([0.0, 0.0, 1.0, 1.0])}
+    x = np.array([-1.0, 0.0, -1.0, 1.2])
+    lp = family.log_prob(p, x)
+    assert lp[0] == 0.0 and lp[1] == 0.0 and lp[2] == -np.inf
+    assert lp[3] == pytest.approx(stats.gamma.logpdf(1.2, 2.0, scale=1 / 1.5), rel=1e-14)
+    grads = family.elementwise_grad(p, np.array([1.0, 2.0, 3.0, 1.2]))
+    assert np.all(grads["concentration"][:2] == 0) and np.all(grads["value"][:2] == 0)
+    assert family.log_prob(p, np.zeros(4), options={"support_lower": "open"})[2] == -np.inf
+    assert np.isnan(family.log_prob({**p, "mask": 0.5}, 1.0))
+
+
+def test_delta_and_improper_uniform() -> None:
+    delta = reference.get_family("Delta")
+    lp = delta.log_prob({"v": 1.5, "log_density": -2.0}, np.array([1.5, 1.5000001, -1.5]))
+    assert lp[0] == -2.0 and np.all(lp[1:] == -np.inf)
+    assert delta.elementwise_grad({"v": 1.5, "log_density": 0.3}, 1.5)["log_density"] == 1.0
+    assert delta.batch_shape({"v": np.zeros((1, 4)), "log_density": np.zeros((3, 1))}) == (3, 4)
+    draws = delta.sample(
+        {"v": np.array([1.0, 2.0]), "log_density": 0.0}, (3,), np.random.default_rng(0)
+    )
+    assert np.all(draws == [1.0, 2.0])
+    improper = reference.get_family("ImproperUniform")
+    lp = improper.log_prob({"low": 0.5}, np.array([0.5, 0.5000001, 1e30, -3.0]))
+    assert list(lp) == [-np.inf, 0.0, 0.0, -np.inf]
+    g = improper.elementwise_grad({"low": 0.5}, np.array([1.0, 2.0]))
+    assert np.all(g["low"] == 0) and np.all(g["value"] == 0)
+    draws = improper.sample({"low": np.array([-1.0, 3.0])}, (100,), np.random.default_rng(1))
+    assert np.all(improper.in_support({"low": np.array([-1.0, 3.0])}, draws))
+
+
 def test_every_family_of_this_part_is_registered_and_checked() -> None:
     wanted = {
         "HurdlePoisson", "HurdleGamma", "HurdleLogNormal", "ZeroInflatedBinomial",
         "LeftCensoredDistribution", "RightCensoredDistribution", "IntervalCensoredDistribution",
+        "FoldedDistribution", "ExpandedDistribution", "MaskedDistribution", "MixtureGeneral",
+        "Delta", "ImproperUniform",
     }  # fmt: skip
     assert wanted <= set(reference.family_names())
     #: Families whose parametrizations have tests of their own (a value that is not a scalar).
     elsewhere = {
         "IntervalCensoredDistribution": {"normal"},
+        "MixtureGeneral": {"logits", "probs"},
+        "Delta": {"v_log_density"},
+        "ImproperUniform": {"greater_than"},
     }
     for name in wanted:
         checked = {s.parametrization for s in SPECS if s.family == name}

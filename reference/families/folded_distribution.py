@@ -1,0 +1,61 @@
+"""FoldedDistribution(Normal(loc, scale)) — NumPyro only: |X| for X ~ Normal(loc, scale), the
+folded normal on [0, ∞),
+
+    log p(x) = logaddexp(log φ(z₊), log φ(z₋)) − log scale,   z± = (±x − loc)/scale.
+
+Its density at 0 is 2φ(loc/scale)/scale, finite; NumPyro's FoldedDistribution declares support
+``positive``, open at 0, so its binding declares ``support_lower: open`` (as Gamma's).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..core import Arrays, Family, Options, ParamInfo, ValueInfo
+from .gamma import SUPPORT_LOWER, exclude_zero
+
+HALF_LOG_2PI = 0.5 * np.log(2.0 * np.pi)
+
+
+def _branches(params: Arrays, value: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """z₊, z₋ and the weight of the + branch, w₊ = φ(z₊)/(φ(z₊) + φ(z₋))."""
+    loc, scale = params["loc"], params["scale"]
+    z_plus, z_minus = (value - loc) / scale, (-value - loc) / scale
+    # log φ(z₋) − log φ(z₊) = (z₊² − z₋²)/2 = −2·x·loc/scale²
+    w_plus = 1.0 / (1.0 + np.exp(-2.0 * value * loc / (scale * scale)))
+    return z_plus, z_minus, w_plus
+
+
+class FoldedDistribution(Family):
+    def _log_prob(
+        self, params: Arrays, value: np.ndarray, parametrization: str, options: Options
+    ) -> np.ndarray:
+        scale = params["scale"]
+        z_plus, z_minus, _ = _branches(params, value)
+        logp = np.logaddexp(-0.5 * z_plus * z_plus, -0.5 * z_minus * z_minus)
+        return exclude_zero(logp - HALF_LOG_2PI - np.log(scale), value, options)
+
+    def _grad(
+        self, params: Arrays, value: np.ndarray, parametrization: str, options: Options
+    ) -> dict[str, np.ndarray]:
+        scale = params["scale"]
+        z_plus, z_minus, w_plus = _branches(params, value)
+        w_minus = 1.0 - w_plus
+        return {
+            "loc": (w_plus * z_plus + w_minus * z_minus) / scale,
+            "scale": (w_plus * z_plus * z_plus + w_minus * z_minus * z_minus - 1.0) / scale,
+            "value": (-w_plus * z_plus + w_minus * z_minus) / scale,
+        }
+
+    def _sample(self, params, shape, rng, parametrization):
+        return np.abs(params["loc"] + params["scale"] * rng.standard_normal(shape))
+
+
+FOLDED_DISTRIBUTION = FoldedDistribution(
+    name="FoldedDistribution",
+    parametrizations={
+        "normal": {"loc": ParamInfo(0, "real"), "scale": ParamInfo(0, "positive")},
+    },
+    value=ValueInfo(0, "nonnegative"),
+    options=dict(SUPPORT_LOWER),
+)
