@@ -355,6 +355,51 @@ def _mp_copula(marginal: str, par: str) -> Callable[[dict, Any], Any]:
     return f
 
 
+def mp_gaussian_state_space(par: str) -> Callable[[dict, Any], Any]:
+    """The path (z_1 … z_T) as one MultivariateNormal: mean A^t·z_0, covariance
+    Σ_(k ≤ min(i, j)) A^(i−k) Σ (A^(j−k))ᵀ — not the residuals' form the oracle uses."""
+
+    def f(p: dict, x: Any) -> Any:
+        a = mat(p["transition_matrix"])
+        n, steps = a.rows, len(x)
+        m = mat(p[par])
+        sigma = (
+            mp.inverse(m) if par == "precision_matrix" else (m * m.T if par == "scale_tril" else m)
+        )
+        powers = [mp.eye(n)]
+        for _ in range(steps):
+            powers.append(a * powers[-1])
+        z0 = vec(p["initial_value"])
+        mean, cov = [], mpmath.matrix(n * steps, n * steps)
+        for i in range(steps):
+            mean += list(powers[i + 1] * z0)
+            for j in range(steps):
+                block = mpmath.matrix(n, n)
+                for k in range(min(i, j) + 1):
+                    block += powers[i - k] * sigma * powers[j - k].T
+                for r in range(n):
+                    for c in range(n):
+                        cov[i * n + r, j * n + c] = block[r, c]
+        flat = [x[i][r] for i in range(steps) for r in range(n)]
+        return mp_mvn(mean, cov, flat)
+
+    return f
+
+
+def mp_euler_maruyama(p: dict, x: Any) -> Any:
+    theta, mu, sigma = p["theta"], p["mu"], p["sigma"]
+    t = p["t"]
+
+    def normal(v: Any, loc: Any, scale: Any) -> Any:
+        return -mp.log(scale) - mp.log(2 * mp.pi) / 2 - ((v - loc) / scale) ** 2 / 2
+
+    out = normal(x[0], p["init_loc"], p["init_scale"])
+    for k in range(1, len(x)):
+        dt = t[k] - t[k - 1]
+        out += normal(x[k], x[k - 1] + dt * theta * (mu - x[k - 1]), sigma * mp.sqrt(dt))
+    return out
+
+
 # ----- cases: the oracle at one point against mpmath ----------------------------------------
 @dataclass
 class MpCase:
@@ -707,6 +752,60 @@ MP_CASES += [
     ),
 ]
 
+_GSS = {
+    "num_steps": 3,
+    "transition_matrix": [[0.9, 0.2], [-0.1, 0.8]],
+    "initial_value": [0.5, -1.0],
+}
+_GSS_PATH = [[1.0, -0.5], [0.4, 0.2], [-0.3, 1.1]]
+MP_CASES += [
+    MpCase(
+        f"state-space-{par}",
+        "GaussianStateSpace",
+        par,
+        {**_GSS, par: m},
+        _GSS_PATH,
+        mp_gaussian_state_space(par),
+        lower=("scale_tril",),
+        symmetric=("covariance_matrix", "precision_matrix"),
+    )
+    for par, m in (
+        ("covariance_matrix", [[1.0, 0.3], [0.3, 0.5]]),
+        ("precision_matrix", [[1.2, -0.72], [-0.72, 2.4]]),
+        ("scale_tril", [[1.0, 0.0], [0.3, 0.6403124237]]),
+    )
+] + [
+    MpCase(
+        "euler-maruyama",
+        "EulerMaruyama",
+        None,
+        {
+            "t": [0.0, 0.5, 1.0, 2.0],
+            "theta": 1.5,
+            "mu": 0.5,
+            "sigma": 0.8,
+            "init_loc": 0.0,
+            "init_scale": 1.0,
+        },
+        [0.3, 0.1, 0.9, 0.4],
+        mp_euler_maruyama,
+    ),
+    MpCase(
+        "euler-maruyama-stiff",
+        "EulerMaruyama",
+        None,
+        {
+            "t": [0.0, 1e-6, 1.0, 100.0],
+            "theta": 5.0,
+            "mu": 1.0,
+            "sigma": 0.2,
+            "init_loc": -1.0,
+            "init_scale": 0.3,
+        },
+        [0.5, 0.5001, 2.6, -5.0],
+        mp_euler_maruyama,
+    ),
+]
 MP_CASES = [c for c in MP_CASES if c.family in reference.FAMILIES]
 
 
@@ -1038,6 +1137,8 @@ MP_DENSITIES: dict[str, Callable[[str | None], Callable[[dict, Any], Any]]] = {
     "SineSkewed": lambda par: mp_sine_skewed,
     "GaussianCopula": lambda par: _mp_copula("gamma", par),
     "GaussianCopulaBeta": lambda par: _mp_copula("beta", par),
+    "GaussianStateSpace": mp_gaussian_state_space,
+    "EulerMaruyama": lambda par: mp_euler_maruyama,
 }
 
 
@@ -1352,3 +1453,78 @@ def test_gaussian_copula_keeps_the_upper_tail() -> None:
     assert np.corrcoef(stats.norm.ppf(stats.gamma(2.0).cdf(draws)).T)[0, 1] == pytest.approx(
         0.5, abs=0.01
     )
+
+
+# ----- the time series ------------------------------------------------------------------------
+@needs("GaussianStateSpace")
+def test_gaussian_state_space_vs_scipy_and_its_sampler() -> None:
+    """The path's MultivariateNormal with scipy (batched initial values), and the sampler's
+    covariance at the last step, Σ_k A^k Σ (A^k)ᵀ."""
+    a = np.array([[0.9, 0.2], [-0.1, 0.8]])
+    sigma = np.array([[1.0, 0.3], [0.3, 0.5]])
+    steps = 4
+    z0 = normal((3, 2), 111)
+    x = normal((3, steps, 2), 112)
+    cov = np.zeros((2 * steps, 2 * steps))
+    power = [np.linalg.matrix_power(a, k) for k in range(steps + 1)]
+    for i in range(steps):
+        for j in range(steps):
+            cov[2 * i : 2 * i + 2, 2 * j : 2 * j + 2] = sum(
+                power[i - k] @ sigma @ power[j - k].T for k in range(min(i, j) + 1)
+            )
+    fam = family("GaussianStateSpace")
+    params = {
+        "num_steps": steps,
+        "transition_matrix": a,
+        "covariance_matrix": sigma,
+        "initial_value": z0,
+    }
+    got = fam.log_prob(params, x, "covariance_matrix")
+    want = [
+        stats.multivariate_normal(
+            np.concatenate([power[t + 1] @ z for t in range(steps)]), cov
+        ).logpdf(v.ravel())
+        for z, v in zip(z0, x, strict=True)
+    ]
+    assert_close(got, np.array(want), rtol=1e-12)
+    draws = fam.sample(
+        {**params, "num_steps": np.float64(steps), "initial_value": np.zeros(2)},
+        (100000,),
+        np.random.default_rng(113),
+        "covariance_matrix",
+    )
+    assert np.cov(draws[:, -1].T) == pytest.approx(cov[-2:, -2:], rel=0.03)
+
+
+@needs("EulerMaruyama")
+def test_euler_maruyama_is_the_chain_of_normal_steps_and_samples_it() -> None:
+    """log p is scipy's Normal log densities of each step summed, and the sampler's last state
+    has the scheme's mean and variance (the recursions m ← m + Δθ(μ − m), v ← (1 − θΔ)²v + σ²Δ)."""
+    fam = family("EulerMaruyama")
+    t = np.array([0.0, 0.2, 0.5, 1.5])
+    theta, mu, sigma = 1.2, 0.4, 0.7
+    params = {
+        "t": t,
+        "theta": theta,
+        "mu": mu,
+        "sigma": sigma,
+        "init_loc": np.float64(-0.5),
+        "init_scale": np.float64(0.3),
+    }
+    x = np.array([[-0.4, 0.0, 0.3, 0.9], [-1.0, -2.0, 1.0, 0.0]])
+    want = stats.norm(-0.5, 0.3).logpdf(x[:, 0])
+    for k in range(1, 4):
+        dt = t[k] - t[k - 1]
+        want = want + stats.norm(
+            x[:, k - 1] + dt * theta * (mu - x[:, k - 1]), sigma * np.sqrt(dt)
+        ).logpdf(x[:, k])
+    assert_close(fam.log_prob(params, x), want, rtol=1e-13)
+    draws = fam.sample(params, (200000,), np.random.default_rng(121))
+    m, v = -0.5, 0.09
+    for k in range(1, 4):
+        dt = t[k] - t[k - 1]
+        m, v = m + dt * theta * (mu - m), (1 - theta * dt) ** 2 * v + sigma**2 * dt
+    assert draws[:, -1].mean() == pytest.approx(m, abs=0.01)
+    assert draws[:, -1].var() == pytest.approx(v, rel=0.02)
+    bad = fam.log_prob({**params, "t": np.array([0.0, 0.5, 0.2, 1.0])}, x[0])
+    assert np.isnan(bad)
