@@ -267,6 +267,125 @@ def test_beta_negative_binomial_sampler_mean() -> None:
     assert draws.mean() == pytest.approx(1.5, abs=0.03)
 
 
+# ----- TruncatedGamma ----------------------------------------------------------------------------
+def mp_truncated_gamma(parametrization: str) -> MpDensity:
+    """The Gamma density over its mass on the interval, the mass by mpmath's incomplete gamma."""
+
+    def density(p: dict[str, Any], x: Any) -> Any:
+        a, rate = p["concentration"], p["rate"]
+        low = p.get("low", MPF(0))
+        high = p.get("high", mp.inf)
+        power = 0 if a == 1 else (a - 1) * mp.log(x)  # x^0 = 1 at x = 0 too
+        base = a * mp.log(rate) + power - rate * x - mp_lgamma(a)
+        return base - mp.log(mp.gammainc(a, rate * low, rate * high, regularized=True))
+
+    return density
+
+
+for _par in ("two_sided", "left_truncated", "right_truncated"):
+    EDGE_DENSITIES[("TruncatedGamma", _par)] = mp_truncated_gamma(_par)
+
+
+TG_POINTS = {
+    "two_sided": [
+        ({"concentration": 2.0, "rate": 1.5, "low": 0.5, "high": 3.0}, 1.2),
+        ({"concentration": 2.0, "rate": 1.0, "low": 30.0, "high": 40.0}, 39.5),
+        ({"concentration": 0.5, "rate": 3.0, "low": 12.0, "high": 12.5}, 12.1),
+        ({"concentration": 20.0, "rate": 1.0, "low": 0.1, "high": 0.2}, 0.199),
+        ({"concentration": 2.0, "rate": 1.0, "low": 1.0, "high": 1.0001}, 1.00005),
+        ({"concentration": 7.0, "rate": 0.5, "low": 14.0, "high": 14.001}, 14.0002),
+        ({"concentration": 2.0, "rate": 1.0, "low": 3.0, "high": 3.000001}, 3.0000005),
+        ({"concentration": 200.0, "rate": 1.0, "low": 3.0, "high": 3.1}, 3.01),
+        ({"concentration": 1e6, "rate": 1.0, "low": 999000.0, "high": 1003000.0}, 1e6),
+    ],
+    "left_truncated": [
+        ({"concentration": 2.5, "rate": 0.8, "low": 1.5}, 4.0),
+        ({"concentration": 2.0, "rate": 1.0, "low": 200.0}, 203.0),
+        ({"concentration": 3.0, "rate": 2.0, "low": 400.0}, 400.7),
+        ({"concentration": 0.3, "rate": 2.0, "low": 800.0}, 801.0),
+        ({"concentration": 2.0, "rate": 1.0, "low": 1e6}, 1e6 + 1.0),
+        ({"concentration": 20.0, "rate": 2.0, "low": 35.0}, 36.0),
+        ({"concentration": 1e6, "rate": 1.0, "low": 999000.0}, 1e6),
+        ({"concentration": 1e-6, "rate": 1.0, "low": 40.0}, 41.0),
+    ],
+    "right_truncated": [
+        ({"concentration": 1.7, "rate": 2.0, "high": 1.5}, 0.6),
+        ({"concentration": 30.0, "rate": 1.0, "high": 0.5}, 0.1),
+        ({"concentration": 50.0, "rate": 1.0, "high": 1e-3}, 5e-4),
+        ({"concentration": 2.0, "rate": 1.0, "high": 1e-38}, 5e-39),
+        ({"concentration": 1e6, "rate": 1.0, "high": 999000.0}, 998500.0),
+    ],
+}
+
+
+@pytest.mark.parametrize("parametrization", sorted(TG_POINTS))
+def test_truncated_gamma_vs_mpmath(parametrization: str) -> None:
+    check_against_mpmath(
+        "TruncatedGamma",
+        parametrization,
+        mp_truncated_gamma(parametrization),
+        TG_POINTS[parametrization],
+        dps=60,
+    )
+
+
+def test_truncated_gamma_vs_scipy_truncated_by_hand() -> None:
+    rng = np.random.default_rng(21)
+    a = np.exp(rng.uniform(np.log(0.3), np.log(20.0), 50))
+    rate = np.exp(rng.uniform(np.log(0.2), np.log(5.0), 50))
+    low = stats.gamma.ppf(rng.uniform(0.02, 0.6, 50), a) / rate
+    high = stats.gamma.ppf(rng.uniform(0.7, 0.99, 50), a) / rate
+    x = low + rng.uniform(0, 1, 50) * (high - low)
+    got = family("TruncatedGamma").log_prob(
+        {"concentration": a, "rate": rate, "low": low, "high": high}, x, "two_sided"
+    )
+    mass = stats.gamma.cdf(high * rate, a) - stats.gamma.cdf(low * rate, a)
+    assert_close(got, stats.gamma.logpdf(x, a, scale=1 / rate) - np.log(mass), rtol=1e-11)
+
+
+def test_truncated_gamma_normalised_and_closed_at_its_ends() -> None:
+    tg = family("TruncatedGamma")
+    with mp.workdps(30):
+        for par, params in (
+            ("two_sided", {"concentration": 2.0, "rate": 1.5, "low": 0.5, "high": 3.0}),
+            ("left_truncated", {"concentration": 0.6, "rate": 1.0, "low": 2.0}),
+            ("right_truncated", {"concentration": 0.5, "rate": 2.0, "high": 1.0}),
+        ):
+            lo, hi = params.get("low", 0.0), params.get("high", np.inf)
+
+            def pdf(t, par=par, params=params):
+                return mp.exp(float(tg.log_prob(params, float(t), par)))
+
+            total = mp.quad(pdf, [lo, hi] if np.isfinite(hi) else [lo, lo + 5, mp.inf])
+            assert abs(total - 1) < 1e-9, (par, total)
+            # Both ends belong to the support; just beyond them is outside.
+            assert np.isfinite(tg.log_prob(params, lo, par)) or lo == 0.0
+            assert tg.log_prob(params, np.nextafter(lo, -1.0), par) == -np.inf
+            if np.isfinite(hi):
+                assert np.isfinite(tg.log_prob(params, hi, par))
+    # x = 0 in [0, high]: +inf, log(rate) − log Z, −inf for α below, at, above 1.
+    right = tg.log_prob(
+        {"concentration": np.array([0.5, 1.0, 3.0]), "rate": 2.0, "high": 1.0}, 0.0,
+        "right_truncated",
+    )  # fmt: skip
+    assert right[0] == np.inf and right[2] == -np.inf
+    assert right[1] == pytest.approx(np.log(2.0) - np.log(-np.expm1(-2.0)), rel=1e-15)
+    invalid = {"concentration": 2.0, "rate": 1.0, "low": np.array([3.0, 1.0]), "high": 1.0}
+    assert np.all(np.isnan(tg.log_prob(invalid, 0.5, "two_sided")))
+
+
+def test_truncated_gamma_sampler_stays_inside() -> None:
+    tg = family("TruncatedGamma")
+    params = {"concentration": 2.0, "rate": 1.0, "low": 30.0, "high": 40.0}
+    draws = tg.sample(params, (20000,), np.random.default_rng(4), "two_sided")
+    assert draws.min() >= 30.0 and draws.max() <= 40.0
+    # E[X] on [30, 40] under Gamma(2, 1): (∫ x² e^{−x}) / (∫ x e^{−x}) over the interval.
+    with mp.workdps(30):
+        num = mp.quad(lambda t: t**2 * mp.exp(-t), [30, 40])
+        den = mp.quad(lambda t: t * mp.exp(-t), [30, 40])
+    assert draws.mean() == pytest.approx(float(num / den), abs=0.02)
+
+
 # ----- LogisticNormal ------------------------------------------------------------------------------
 def mp_stick_breaking(x: list) -> list:
     """torch's StickBreakingTransform, forward: z_i = σ(x_i − log(K − i)), y_i = z_i·Π(1 − z_j)."""

@@ -1,0 +1,106 @@
+"""TruncatedGamma(concentration α, rate β) restricted to [low, high] (``two_sided``), [low, ∞)
+(``left_truncated``) or [0, high] (``right_truncated``): NumPyro's TwoSidedTruncatedGamma,
+LeftTruncatedGamma and RightTruncatedGamma (its ``TruncatedGamma`` function picks one).
+
+    log p(x) = α·log β + (α − 1)·log x − β·x − log Γ(α) − log Z,
+    Z = Q(α, β·low),  P(α, β·high)  or  P(α, β·high) − P(α, β·low),
+
+P and Q the regularised lower and upper incomplete gamma functions. Z and the partial
+derivatives are taken in the regime that keeps their digits
+(:mod:`~conformance.reference.families.truncated_gamma_mass`): a normaliser far below float64's
+range (low = 1e6) still gives the finite log density it is, differences of P or Q are taken as
+P(b)·(1 − P(a)/P(b)) from their series or fractions, and a narrow interval's mass by quadrature.
+The partials in the rate and α are expectations under the truncated density, E[T] − x and
+log x − E[log T]; ∂/∂low and ∂/∂high are ±(the Gamma density there)/Z.
+
+The support is closed at both ends (NumPyro's ``greater_than_eq(low)`` and ``interval``), 0
+included for the right-truncated Gamma: log p(0) is +inf for α < 1 and log β − log Z for α = 1.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..core import Arrays, Family, Options, ParamInfo, Support, ValueInfo
+from .truncated_gamma_mass import (
+    bounds,
+    log_gamma_density,
+    log_normalizer,
+    narrow,
+    narrow_log_density,
+    partials,
+    upper_log_density,
+    upper_regime,
+)
+
+
+class TruncatedGamma(Family):
+    def _log_prob(
+        self, params: Arrays, value: np.ndarray, parametrization: str, options: Options
+    ) -> np.ndarray:
+        alpha, rate, low, high = bounds(params)
+        out = log_gamma_density(alpha, rate, value) - log_normalizer(params, parametrization)
+        # Far up the tail log Z and −β·x (each ~−β·low) cancel: the regime's own form.
+        up = upper_regime(alpha, rate, low, high)
+        out = np.where(up["mask"], upper_log_density(alpha, rate, low, up, value), out)
+        if parametrization != "two_sided":
+            return out
+        # Over a narrow interval the density over its mass, as one quadrature of their ratio.
+        is_narrow = narrow(alpha, rate, low, high)
+        shape = np.broadcast_shapes(np.shape(out), np.shape(value))
+        picks = [np.broadcast_to(np.where(is_narrow, v, w), shape)
+                 for v, w in ((alpha, 2.0), (rate, 1.0), (low, 1.0), (high, 1.1))]  # fmt: skip
+        x = np.broadcast_to(np.where(is_narrow, value, 1.05), shape)
+        return np.where(is_narrow, narrow_log_density(*picks, x), out)
+
+    def support(self, params: Arrays, parametrization: str | None = None) -> Support:
+        return Support(self.value.support, lower=params.get("low"), upper=params.get("high"))
+
+    def _params_valid(self, params: Arrays, parametrization: str, options: Options) -> np.ndarray:
+        ok = super()._params_valid(params, parametrization, options)
+        if "low" in params and "high" in params:
+            ok = ok & (params["low"] < params["high"])
+        return ok
+
+    def _grad(
+        self, params: Arrays, value: np.ndarray, parametrization: str, options: Options
+    ) -> dict[str, np.ndarray]:
+        alpha, rate = params["concentration"], params["rate"]
+        out = partials(params, parametrization, value)
+        with np.errstate(all="ignore"):
+            out["value"] = np.where(alpha == 1.0, 0.0, (alpha - 1.0) / value) - rate
+        return out
+
+    def _sample(self, params, shape, rng, parametrization):
+        from scipy import stats
+
+        alpha, rate = params["concentration"], params["rate"]
+        low = params.get("low", np.zeros(shape))
+        high = params.get("high", np.full(shape, np.inf))
+        u = rng.uniform(size=shape)
+        # Inverse CDF from the nearer tail: above the median through the survival function.
+        cdf_low, cdf_high = stats.gamma.cdf(low * rate, alpha), stats.gamma.cdf(high * rate, alpha)
+        sf_low, sf_high = stats.gamma.sf(low * rate, alpha), stats.gamma.sf(high * rate, alpha)
+        by_cdf = stats.gamma.ppf(cdf_low + u * (cdf_high - cdf_low), alpha)
+        by_sf = stats.gamma.isf(sf_low - u * (sf_low - sf_high), alpha)
+        draw = np.where(cdf_low > 0.5, by_sf, by_cdf) / rate
+        return np.clip(np.where(np.isfinite(draw), draw, low), low, high)
+
+
+_BASE = {
+    "concentration": ParamInfo(0, "positive", form_changes=(1.0,)),
+    "rate": ParamInfo(0, "positive"),
+}
+TRUNCATED_GAMMA = TruncatedGamma(
+    name="TruncatedGamma",
+    parametrizations={
+        "two_sided": {
+            **_BASE,
+            "low": ParamInfo(0, "nonnegative"),
+            "high": ParamInfo(0, "positive"),
+        },
+        "left_truncated": {**_BASE, "low": ParamInfo(0, "nonnegative")},
+        "right_truncated": {**_BASE, "high": ParamInfo(0, "positive")},
+    },
+    value=ValueInfo(0, "nonnegative"),
+)
