@@ -46,6 +46,11 @@ def _symmetric(x: np.ndarray) -> np.ndarray:
     return np.all(sym & np.isfinite(x), axis=(-1, -2))
 
 
+def _ordered(x: np.ndarray) -> np.ndarray:
+    """Finite and strictly increasing along the last axis (OrderedLogistic's cutpoints)."""
+    return np.all(np.isfinite(x), axis=-1) & np.all(x[..., 1:] > x[..., :-1], axis=-1)
+
+
 def _positive_definite(x: np.ndarray) -> np.ndarray:
     ok = _symmetric(x)
     out = np.zeros(x.shape[:-2], dtype=bool)
@@ -183,6 +188,7 @@ _FIXED: dict[str, tuple[Check, int]] = {
     "real_vector": (_finite, 1),
     "integer": (_integer, 0),
     "simplex": (_simplex, -1),
+    "ordered_vector": (_ordered, -1),
     "positive_definite": (_positive_definite, -2),
     "positive_semidefinite": (_positive_semidefinite, -2),
     "lower_cholesky": (_lower_cholesky, -2),

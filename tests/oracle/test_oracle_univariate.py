@@ -589,6 +589,70 @@ def test_continuous_samplers_have_the_right_mean(name, params, mean) -> None:
     assert abs(draws.mean() - mean) < 5 * sd
 
 
+# ----- OrderedLogistic ----------------------------------------------------------------------------
+def mp_ordered_logistic(eta: Any, cuts: list, k: int) -> Any:
+    """σ(c_k − η) − σ(c_{k−1} − η) with c_{−1} = −∞, c_K = +∞ (Stan's ordered_logistic)."""
+
+    def sig(t):
+        return 1 / (1 + mp.exp(-t))
+
+    upper = sig(cuts[k] - eta) if k < len(cuts) else MPF(1)
+    lower = sig(cuts[k - 1] - eta) if k > 0 else MPF(0)
+    return mp.log(upper - lower)
+
+
+EDGE_DENSITIES[("OrderedLogistic", "predictor_cutpoints")] = lambda p, k: mp_ordered_logistic(
+    p["predictor"], p["cutpoints"], int(k)
+)
+
+
+@pytest.mark.parametrize(
+    ("eta", "cuts"),
+    [
+        (0.3, [-1.0, 0.5, 2.0]),
+        (40.0, [-1.0, 0.5, 2.0]),
+        (-40.0, [-1.0, 0.5, 2.0]),
+        (0.0, [-1e-4, 0.0, 5.0]),
+        (0.7, [0.2]),
+    ],
+)
+def test_ordered_logistic_vs_mpmath(eta: float, cuts: list) -> None:
+    fam = family("OrderedLogistic")
+    params = {"predictor": np.float64(eta), "cutpoints": np.array(cuts)}
+    k = np.arange(len(cuts) + 1.0)
+    got = fam.log_prob(params, k)
+    grads = fam.elementwise_grad(params, k)
+    with mp.workdps(50):
+        mp_cuts = [MPF(c) for c in cuts]
+        for i in range(len(k)):
+            want = mp_ordered_logistic(MPF(eta), mp_cuts, i)
+            assert_close(got[i], float(want), what=f"k={i}")
+            d_eta = mp.diff(lambda t, i=i: mp_ordered_logistic(t, mp_cuts, i), MPF(eta))
+            assert float(grads["predictor"][i]) == pytest.approx(float(d_eta), rel=1e-9, abs=1e-12)
+            for j in range(len(cuts)):
+
+                def along(t, i=i, j=j):
+                    moved = list(mp_cuts)
+                    moved[j] = t
+                    return mp_ordered_logistic(MPF(eta), moved, i)
+
+                exact = float(mp.diff(along, mp_cuts[j]))
+                assert float(grads["cutpoints"][i, j]) == pytest.approx(exact, rel=1e-9, abs=1e-12)
+    # The categories' probabilities sum to 1.
+    assert np.exp(got).sum() == pytest.approx(1.0, abs=1e-15)
+
+
+def test_ordered_logistic_support_and_sampler() -> None:
+    fam = family("OrderedLogistic")
+    params = {"predictor": 0.3, "cutpoints": np.array([-1.0, 0.5, 2.0])}
+    assert np.all(fam.log_prob(params, np.array([-1.0, 4.0, 1.5])) == -np.inf)
+    bad = {"predictor": 0.0, "cutpoints": np.array([[0.5, -1.0, 2.0], [0.0, 0.0, 1.0]])}
+    assert np.all(np.isnan(fam.log_prob(bad, 1.0)))
+    draws = fam.sample(params, (200000,), np.random.default_rng(8))
+    freq = np.bincount(draws.astype(int), minlength=4) / draws.size
+    assert np.max(np.abs(freq - np.exp(fam.log_prob(params, np.arange(4.0))))) < 0.005
+
+
 # ----- LogisticNormal ------------------------------------------------------------------------------
 def mp_stick_breaking(x: list) -> list:
     """torch's StickBreakingTransform, forward: z_i = σ(x_i − log(K − i)), y_i = z_i·Π(1 − z_j)."""
