@@ -135,7 +135,11 @@ def sample_with_batch(
     batch = family.batch_shape(params, parametrization)
     full = tuple(np.broadcast_shapes(wanted, batch))
     stretched = family.params_broadcast_to(params, full, parametrization)
-    draw = np.asarray(family.sample(stretched, (), rng, parametrization))
+    # The parameters carry the batch; a family without parameters (TruncatedPolyaGamma) has
+    # none, so its draw takes the whole shape as its sample shape ((), as before, for others).
+    own = family.batch_shape(stretched, parametrization)
+    extra = full[: len(full) - len(own)]
+    draw = np.asarray(family.sample(stretched, extra, rng, parametrization))
     lead = len(full) - len(wanted)
     index = tuple(
         0 if i < lead else (slice(0, 1) if wanted[i - lead] == 1 else slice(None))
