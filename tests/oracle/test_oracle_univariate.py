@@ -960,3 +960,36 @@ def test_generated_edges_match_mpmath(case) -> None:
             exact = float(mp.diff(along, x0, direction=side, **step))
             g = float(np.ravel(grads[name])[0])
             assert abs(g - exact) <= GRAD_RTOL * max(abs(exact), 1.0), (name, g, exact)
+
+
+def test_the_incomplete_gamma_series_stops_early_with_the_full_sums_bits() -> None:
+    """lower_series stops once no later term can change its sums: the result must be the
+    SERIES_TERMS-term sum's, bit for bit, over tiny to huge a, z below and above a, zeros,
+    NaN and infinities, alone and batched (a batch stops when its last element is done)."""
+    from conformance.reference.families import incomplete_gamma
+
+    def full(a: np.ndarray, z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        a, z = np.broadcast_arrays(np.asarray(a, np.float64), np.asarray(z, np.float64))
+        term, total = np.ones_like(z), np.ones_like(z)
+        d_total, harmonic = np.zeros_like(z), np.zeros_like(z)
+        with np.errstate(all="ignore"):
+            for n in range(1, incomplete_gamma.SERIES_TERMS):
+                term = term * z / (a + n)
+                harmonic = harmonic + 1.0 / (a + n)
+                total = total + term
+                d_total = d_total - term * harmonic
+            return total, d_total / total
+
+    specials_a = [1e-6, 1e-3, 0.5, 1.0, 2.0, 10.0, 1e3, 1e6, -0.5, 0.0, np.nan, np.inf]
+    specials_z = [0.0, 1e-300, 1e-6, 0.5, 1.0, 5.0, 100.0, 240.0, 1e3, np.nan, np.inf, -1.0]
+    rng = np.random.default_rng(0)
+    inputs = [np.meshgrid(specials_a, specials_z)]
+    for shape in [(1,), (3,), (5, 4)]:
+        for _ in range(60):
+            a = np.exp(rng.uniform(-14, 14, size=shape))
+            inputs.append((a, np.exp(rng.uniform(-14, 6, size=shape))))
+    for a, z in inputs:
+        with np.errstate(all="ignore"):
+            got, want = incomplete_gamma.lower_series(a, z), full(a, z)
+        for x, y in zip(got, want, strict=True):
+            assert np.array_equal(x, y, equal_nan=True), (a, z)
