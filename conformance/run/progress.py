@@ -1,6 +1,7 @@
 """Progress lines for logs that are not a terminal (CI): pytest's percentage alone says
 nothing of speed during a 30-minute first run. Every ``CONFORMANCE_PROGRESS_INTERVAL`` seconds
-(default 30; 0: off) the controller writes items done of collected, items/s and an ETA."""
+(default 30; 0: off) the controller writes case items done of collected, items/s and an ETA,
+each on a line of its own. A run without case items (a project's own tests) writes none."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ import sys
 import time
 
 import pytest
+
+from conformance.records.results import is_case_nodeid
 
 ENV = "CONFORMANCE_PROGRESS_INTERVAL"
 DEFAULT_INTERVAL = 30.0
@@ -48,26 +51,30 @@ class Progress:
         self.done = 0
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
-        self.total = len(session.items)
+        self.total = sum(is_case_nodeid(item.nodeid) for item in session.items)
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_xdist_node_collection_finished(self, node, ids) -> None:
-        self.total = max(self.total, len(ids))
+        self.total = max(self.total, sum(is_case_nodeid(i) for i in ids))
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if not is_case_nodeid(report.nodeid):
+            return
         if report.when == "teardown":
             self.done += 1
         now = time.monotonic()
-        if now - self.last < self.interval:
+        if now - self.last < self.interval or not self.total:
             return
         self.last = now
         reporter = self.config.pluginmanager.get_plugin("terminalreporter")
         text = line(self.done, self.total, now - self.started)
-        if reporter is not None:
-            reporter.ensure_newline()
-            reporter.write_line(text)
-        else:
+        if reporter is None:
             print(text, file=sys.stderr)
+            return
+        # Off the line of progress dots pytest is writing (xdist's reporter included).
+        if getattr(reporter._tw, "width_of_current_line", 0):
+            reporter._tw.line()
+        reporter.write_line(text)
 
 
 def register(config: pytest.Config) -> None:

@@ -391,14 +391,18 @@ def test_a_run_whose_output_is_no_terminal_says_its_progress(tmp_path: Path) -> 
         "conformance progress: 50/200 items (25%), 5.0 items/s, ETA 30 s, 10 s so far"
     )
     root = write(tmp_path, GOOD)
-    proc = conformance(
-        "run", "--cases", str(root), "--framework=torch", "-n", "0", "--no-results",
-        cwd=tmp_path, env_extra={"CONFORMANCE_PROGRESS_INTERVAL": "0.5"},
-    )  # fmt: skip
-    assert proc.returncode == 0, proc.stdout[-3000:]
-    found = re.findall(r"conformance progress: (\d+)/(\d+) items .* items/s, ETA ", proc.stdout)
-    assert found and all(int(total) > 0 for _, total in found), proc.stdout[-3000:]
-    assert int(found[-1][0]) > int(found[0][0])  # it moves
+    for workers in ("0", "2"):  # pytest's own reporter, and xdist's
+        proc = conformance(
+            "run", "--cases", str(root), "--framework=torch", "-n", workers, "--no-results",
+            cwd=tmp_path, env_extra={"CONFORMANCE_PROGRESS_INTERVAL": "0.5"},
+        )  # fmt: skip
+        assert proc.returncode == 0, proc.stdout[-3000:]
+        pattern = r"conformance progress: (\d+)/(\d+) items .* items/s, ETA "
+        found = re.findall(pattern, proc.stdout)
+        assert found and all(int(total) > 0 for _, total in found), proc.stdout[-3000:]
+        assert int(found[-1][0]) > int(found[0][0])  # it moves
+        # Each on a line of its own, never after a row of progress dots.
+        assert len(re.findall("^" + pattern, proc.stdout, re.M)) == len(found), proc.stdout
     quiet = conformance(
         "run", "--cases", str(root), "--framework=torch", "-n", "0", "--no-results",
         cwd=tmp_path, env_extra={"CONFORMANCE_PROGRESS_INTERVAL": "0"},
