@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -92,7 +93,7 @@ class StoredFunction:
     up in the :class:`~conformance.adapters.jax_executables.ExecutableStore` before tracing."""
 
     def __init__(self, owner: CompiledFunctions, name: Hashable, jitted: Any) -> None:
-        self._owner, self._name, self._jitted = owner, name, jitted
+        self._owner, self.name, self._jitted = owner, name, jitted
         self._compiled: dict[Hashable, Any] = {}
 
     def __call__(self, *args: Any) -> Any:
@@ -102,9 +103,13 @@ class StoredFunction:
         compiled = self._compiled.get(avals)
         if compiled is None:
             compiled = self._compiled[avals] = self._owner.compile(
-                self._name, self._jitted, avals, args
+                self.name, self._jitted, avals, args
             )
+        self._owner.used(self, avals)
         return compiled(*args)
+
+    def forget(self, avals: Hashable) -> None:
+        self._compiled.pop(avals, None)
 
 
 def _device_of(args: tuple) -> Any:
@@ -131,13 +136,41 @@ class CompiledFunctions:
 
     ``owner`` is the adapter class: its traces are its own."""
 
+    #: Executables kept loaded, the most recently used (see :meth:`used`).
+    LIVE_EXECUTABLES = 128
+
     def __init__(self, owner: type) -> None:
         self.owner = owner
         self._jitted: dict[Hashable, StoredFunction] = {}
+        self._live: OrderedDict[tuple[int, Hashable], StoredFunction] = OrderedDict()
+        self._pinned: set[tuple[Hashable, Hashable]] = set()
         #: Facts learned at trace time (shapes), keyed by the caller.
         self.values = Facts()
         self._log_probs: dict[Hashable, Any] = {}
         self._bindings: dict[int, tuple[Binding, str]] = {}
+
+    def used(self, function: StoredFunction, avals: Hashable) -> None:
+        """Keep the executable ``function`` just ran for ``avals`` loaded, and unload the least
+        recently used beyond :data:`LIVE_EXECUTABLES` where a store can load them again.
+
+        A loaded XLA:CPU executable holds about 2 MB and 50 memory mappings of its own (jaxlib
+        0.10.2), and a worker runs thousands: kept for good, they filled the memory budget every
+        ~800 items, and each release then dropped JAX's op-by-op executables too, which the
+        eager items lowered and loaded again. Items reuse an executable within a case (its
+        checks and dtypes), so a short memory loses no reuse worth having."""
+        if (function.name, avals) in self._pinned:
+            return  # compiled here and not stored: unloaded, it would be compiled again
+        key = (id(function), avals)
+        live = self._live
+        if key in live:
+            live.move_to_end(key)
+            return
+        live[key] = function
+        if jax_executables.store().directory is None:
+            return  # nothing to load them from: a dropped executable would be compiled again
+        while len(live) > self.LIVE_EXECUTABLES:
+            (_, old_avals), old = live.popitem(last=False)
+            old.forget(old_avals)
 
     def take_fingerprint(self) -> None:
         """Fingerprint the live code this process traces, once (no-op without a store)."""
@@ -212,8 +245,8 @@ class CompiledFunctions:
             return compiled
         with self.values.recording() as facts, jax_cache.bypassed() as storable:
             compiled = jitted.lower(*args).compile()
-        if storable:
-            store.save(key, compiled, facts)
+        if not (storable and store.save(key, compiled, facts)):
+            self._pinned.add((name, avals))
         return compiled
 
     # A compiled gradient computes log_prob too: an item that then asks for log_prob of the
@@ -246,5 +279,7 @@ class CompiledFunctions:
 
     def clear(self) -> None:
         self._jitted.clear()
+        self._live.clear()
+        self._pinned.clear()
         self.values.clear()
         self._log_probs.clear()

@@ -211,14 +211,16 @@ class ExecutableStore:
         timing.count("executable_store_hits")
         return compiled, facts
 
-    def save(self, key: str, compiled: Any, facts: dict) -> None:
-        """Keep ``compiled``; an executable JAX cannot serialize, or a full disk, is skipped."""
+    def save(self, key: str, compiled: Any, facts: dict) -> bool:
+        """Keep ``compiled``; an executable JAX cannot serialize, or a full disk, is skipped.
+        Whether it was kept (a later load can bring it back)."""
         try:
             from jax.experimental import serialize_executable
 
-            self._write(key, (*serialize_executable.serialize(compiled), facts))
+            return self._write(key, (*serialize_executable.serialize(compiled), facts))
         except Exception:
             timing.count("executable_store_unserializable")
+            return False
 
     def load_fact(self, key: str) -> Any | None:
         """A fact learned by a trace that compiles nothing (a distribution's shapes)."""
@@ -244,11 +246,11 @@ class ExecutableStore:
             timing.count("executable_store_unreadable")
             return None
 
-    def _write(self, key: str, entry: tuple) -> None:
+    def _write(self, key: str, entry: tuple) -> bool:
         """Atomically (a temporary file, then a rename): workers share the directory. A full
-        disk or a read-only directory costs warmth, not the run."""
+        disk or a read-only directory costs warmth, not the run. Whether it was written."""
         if self.directory is None:
-            return
+            return False
         blob = zlib.compress(pickle.dumps(entry), 1)
         path = self._path(key)
         try:
@@ -259,8 +261,9 @@ class ExecutableStore:
         except OSError:
             with contextlib.suppress(OSError, UnboundLocalError):
                 os.unlink(out.name)
-            return
+            return False
         timing.count("executable_store_writes")
+        return True
 
 
 @functools.cache

@@ -200,3 +200,68 @@ def test_keys_name_what_decides_a_trace(monkeypatch) -> None:
     b = Binding(constructor="numpyro.distributions.Normal")
     c = Binding(constructor="numpyro.distributions.Normal", rename={"loc": "mu"})
     assert functions.key(a, {}) == functions.key(b, {}) != functions.key(c, {})
+
+
+BOUNDED = textwrap.dedent(
+    """
+    import json, sys
+    import numpy as np
+    from conformance import timing
+    from conformance.adapters.jax_compiled import CompiledFunctions
+    from conformance.adapters.numpyro_adapter import NumpyroAdapter
+    from conformance.registry import Binding
+
+    CompiledFunctions.LIVE_EXECUTABLES = 3
+    if sys.argv[1:] == ["unsaved"]:  # a full disk, an executable JAX cannot serialize
+        from conformance.adapters.jax_executables import ExecutableStore
+
+        ExecutableStore.save = lambda self, key, compiled, facts: False
+    adapter = NumpyroAdapter()
+    binding = Binding(constructor="numpyro.distributions.Normal")
+    functions = adapter._functions
+    values, loaded = [], []
+
+    def log_prob(n):
+        params = {
+            "loc": adapter.asarray(np.linspace(-1.0, 1.0, n), "cpu"),
+            "scale": adapter.asarray(np.full(n, 2.0), "cpu"),
+        }
+        value = adapter.asarray(np.full(n, 0.5), "cpu")
+        out = adapter.to_numpy(adapter.construct(binding, params).log_prob(value)).tolist()
+        loaded.append(sum(len(f._compiled) for f in functions._jitted.values()))
+        return out
+
+    with adapter.precision("float32"):
+        for n in (1, 2, 3, 4, 5, 1):  # six calls, five shapes: the first is gone by the last
+            values.append(log_prob(n))
+    print(json.dumps({"values": values, "loaded": loaded, "counts": timing.snapshot()["counts"]}))
+    """
+)
+
+
+def bounded(tmp_path: Path, *args: str, **env: str) -> dict:
+    environment = {**os.environ, "CONFORMANCE_JAX_CACHE": str(tmp_path / "cache"), **env}
+    environment.pop("PYTEST_XDIST_WORKER", None)
+    done = subprocess.run(
+        [sys.executable, "-c", BOUNDED, *args], capture_output=True, text=True, env=environment
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_only_the_recently_used_executables_stay_loaded(tmp_path) -> None:
+    """A loaded executable holds ~2 MB and ~50 memory mappings: a process keeps the most
+    recently used few, and one unloaded comes back from the store, the same numbers."""
+    first = bounded(tmp_path)
+    assert first["loaded"] == [1, 2, 3, 3, 3, 3]
+    assert first["counts"]["executable_store_writes"] == 5 + 5  # executables + shape facts
+    assert first["counts"]["executable_store_hits"] == 1  # the first shape, loaded again
+    assert first["values"][-1] == first["values"][0]
+    # Without a store, or where it could not keep one, nothing is unloaded: it could only be
+    # compiled again.
+    off = bounded(tmp_path, CONFORMANCE_EXECUTABLE_STORE="off")
+    unsaved = bounded(tmp_path / "other", "unsaved")
+    for run in (off, unsaved):
+        assert run["loaded"] == [1, 2, 3, 4, 5, 5]
+        assert run["values"] == first["values"]
+        assert "executable_store_hits" not in run["counts"]
