@@ -318,6 +318,21 @@ def mp_sine_skewed(p: dict, x: Any) -> Any:
     return base + mp.log1p(skew)
 
 
+def _mp_normal_quantile(tail: Any) -> Any:
+    """Φ⁻¹(tail) for tail ≤ ½, by Newton's method on log Φ (1 − 2·tail is 1 at any working
+    precision for tail = e^(−1.2e7))."""
+    if tail > MPF("1e-20"):
+        return -mp.sqrt(2) * mp.erfinv(1 - 2 * tail)
+    log_tail = mp.log(tail)
+    q = -mp.sqrt(-2 * log_tail)
+    for _ in range(200):
+        step = (mp.log(mp.ncdf(q)) - log_tail) * mp.ncdf(q) / mp.npdf(q)
+        q -= step
+        if abs(step) < mp.mpf(10) ** (-mp.dps + 5) * (1 + abs(q)):
+            break
+    return q
+
+
 def _mp_copula(marginal: str, par: str) -> Callable[[dict, Any], Any]:
     """Σ log f(x_i) + log N(q; 0, R) − Σ log φ(q_i), q = Φ⁻¹(F(x)) from the smaller tail, at
     twice the working precision (F within 1e-33 of 1)."""
@@ -337,12 +352,18 @@ def _mp_copula(marginal: str, par: str) -> Callable[[dict, Any], Any]:
                 else:
                     a = p["concentration1"][i if len(p["concentration1"]) > 1 else 0]
                     b = p["concentration0"][i if len(p["concentration0"]) > 1 else 0]
-                    lower = mp.betainc(a, b, 0, xi, regularized=True)
-                    upper = mp.betainc(a, b, xi, 1, regularized=True)
+                    # the smaller tail by its own series (the other's, with b = 1e6, needs
+                    # ~1e5 terms), the larger as its complement
+                    if xi < a / (a + b):
+                        lower = mp.betainc(a, b, 0, xi, regularized=True)
+                        upper = 1 - lower
+                    else:
+                        upper = mp.betainc(b, a, 0, 1 - xi, regularized=True)
+                        lower = 1 - upper
                     logf += (a - 1) * mp.log(xi) + (b - 1) * mp.log1p(-xi) - mp.log(mp.beta(a, b))
-                tail = min(lower, upper)
-                q = -mp.sqrt(2) * mp.erfinv(1 - 2 * tail)
-                qs.append(q if lower <= upper else -q)
+                qs.append(
+                    _mp_normal_quantile(lower) if lower <= upper else -_mp_normal_quantile(upper)
+                )
             if par == "correlation_matrix":
                 r = mat(p["correlation_matrix"])
             else:

@@ -1,0 +1,106 @@
+"""ProjectedNormal(concentration μ) on the unit sphere S^(d−1) (NumPyro's): x = y/‖y‖ with
+y ~ Normal(μ, I_d). With t = μ·x, the density with respect to the sphere's surface measure is
+the normal density integrated along the ray through x:
+
+    log p(x) = −d/2·log 2π − ‖μ − t·x‖²/2 + log I_d(t),  I_d(t) = ∫_0^∞ r^(d−1) e^(−(r−t)²/2) dr
+
+(‖μ − t·x‖² = ‖μ‖² − t² on the sphere, without its cancellation). I_d grows by the recurrence
+I_(k+1) = t·I_k + (k − 1)·I_(k−1) from I_1 = √(2π)·Φ(t), I_2 = e^(−t²/2) + t·I_1, every term
+positive for t ≥ 0. For t < 0 the terms cancel (NumPyro's formula loses every digit by t ≈ −8):
+there I_d = e^(−t²/2)·J_d(−t) with J_d(u) = ∫_0^∞ r^(d−1) e^(−r²/2 − ru) dr = (d − 1)!·Π_(k<d) G_k,
+G_k = 1/(u + (k + 1)·G_(k+1)) the continued fraction of the Mills ratio G_0 and its tails, a
+product of positive numbers. NumPyro implements d = 2 and 3; the oracle any d ≥ 2.
+
+The value's gradient is the derivative along the sphere (−(∂/∂x)'s radial part removed):
+off the sphere a framework's log_prob is whatever extension its formula gives, so the NumPyro
+binding declares the value's gradient not comparable (see the registry).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy import special
+
+from ..core import Arrays, Family, Options, ParamInfo, ValueInfo
+
+LOG_2PI = np.log(2.0 * np.pi)
+#: Below t = −CF_BELOW the continued fraction; above it the recurrence (|t| ≤ 1 cancels by at
+#: most a factor e).
+CF_BELOW = 1.0
+#: Terms of the continued fraction, evaluated from its tail: at u = 1 the 400th approximant is
+#: exact to float64.
+CF_TERMS = 400
+
+
+def _tails(u: np.ndarray, count: int) -> list[np.ndarray]:
+    """G_0 … G_(count−1) at u > 0: G_k = 1/(u + (k + 1)·G_(k+1)), from G_CF_TERMS = 0."""
+    g = np.zeros_like(u)
+    found: dict[int, np.ndarray] = {}
+    for k in range(CF_TERMS, -1, -1):
+        g = 1.0 / (u + (k + 1) * g)
+        if k < count:
+            found[k] = g
+    return [found[k] for k in range(count)]
+
+
+def log_ray_integrals(t: np.ndarray, d: int) -> tuple[np.ndarray, np.ndarray]:
+    """(log I_d(t), I_(d+1)(t)/I_d(t)): the ray integral and the ratio ∂/∂t log I_d + t."""
+    t = np.asarray(t, dtype=np.float64)
+    neg = t < -CF_BELOW
+    # t ≥ −1: the recurrence on positive terms.
+    tp = np.where(neg, 0.0, t)
+    i_prev = np.sqrt(2.0 * np.pi) * special.ndtr(tp)  # I_1
+    i_cur = np.exp(-0.5 * tp * tp) + tp * i_prev  # I_2
+    if d == 1:
+        i_cur, i_prev = i_prev, np.zeros_like(tp)
+    for k in range(2, d):
+        i_prev, i_cur = i_cur, tp * i_cur + (k - 1) * i_prev
+    i_next = tp * i_cur + (d - 1) * i_prev
+    log_direct, ratio_direct = np.log(i_cur), i_next / i_cur
+    # t < −1: e^(−t²/2)·(d − 1)!·Π_(k<d) G_k(−t), and I_(d+1)/I_d = d·G_d.
+    u = np.where(neg, -t, 2.0)
+    g = _tails(u, d + 1)
+    log_cf = -0.5 * t * t + math.lgamma(d) + sum(np.log(g[k]) for k in range(d))
+    return np.where(neg, log_cf, log_direct), np.where(neg, d * g[d], ratio_direct)
+
+
+class ProjectedNormal(Family):
+    def _event_shape(self, params: Arrays, parametrization: str | None) -> tuple[int, ...]:
+        return (np.shape(params["concentration"])[-1],)
+
+    def _log_prob(
+        self, params: Arrays, value: np.ndarray, parametrization: str, options: Options
+    ) -> np.ndarray:
+        mu = params["concentration"]
+        d = value.shape[-1]
+        t = (mu * value).sum(-1)
+        perp = mu - t[..., None] * value
+        log_i, _ = log_ray_integrals(t, d)
+        return -0.5 * d * LOG_2PI - 0.5 * (perp * perp).sum(-1) + log_i
+
+    def _grad(
+        self, params: Arrays, value: np.ndarray, parametrization: str, options: Options
+    ) -> dict[str, np.ndarray]:
+        mu = params["concentration"]
+        d = value.shape[-1]
+        t = (mu * value).sum(-1)
+        _, ratio = log_ray_integrals(t, d)
+        # log p = −‖μ‖²/2 + t²/2 + log I_d(t) + const and ∂/∂t (t²/2 + log I_d) = I_(d+1)/I_d.
+        d_mu = -mu + ratio[..., None] * value
+        along = ratio[..., None] * mu  # ∂/∂x at fixed μ, then its tangent part
+        tangent = along - (along * value).sum(-1, keepdims=True) * value
+        return {"concentration": d_mu, "value": tangent}
+
+    def _sample(self, params, shape, rng, parametrization):
+        mu = params["concentration"]
+        y = mu + rng.standard_normal((*shape, mu.shape[-1]))
+        return y / np.linalg.norm(y, axis=-1, keepdims=True)
+
+
+PROJECTED_NORMAL = ProjectedNormal(
+    name="ProjectedNormal",
+    parametrizations={"concentration": {"concentration": ParamInfo(1, "real")}},
+    value=ValueInfo(1, "sphere"),
+)
