@@ -14,6 +14,7 @@ import shlex
 import sys
 from pathlib import Path
 
+from conformance.kinds import Kind
 from conformance.report import commands as report_commands
 from conformance.run.arguments import (
     builtin_cases,
@@ -203,7 +204,7 @@ def _exit_code(code: int, args: list[str]) -> int:
             records = json.loads(path.read_text())["records"]
         except (OSError, ValueError, KeyError):
             return EXIT_MISMATCH
-        if any(r.get("kind") == "case_error" for r in records):
+        if any(r.get("kind") == Kind.CASE_ERROR for r in records):
             return EXIT_USAGE
         return EXIT_MISMATCH
     return code

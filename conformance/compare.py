@@ -18,6 +18,7 @@ import numpy as np
 
 from conformance import timing
 from conformance.dtypes import eps
+from conformance.kinds import Kind
 
 ULPS = {"float32": 32.0, "float64": 256.0}
 
@@ -37,7 +38,7 @@ class Comparison:
     """The outcome of an elementwise comparison; ``kind`` names the failure, if any."""
 
     ok: bool
-    kind: str | None = None
+    kind: Kind | None = None
     metrics: dict = field(default_factory=dict)
     detail: str = ""
 
@@ -77,7 +78,9 @@ def compare_arrays(
     actual = given.astype(np.float64)
     tol = np.broadcast_to(np.asarray(tol, dtype=np.float64), expected.shape)
     if expected.shape != actual.shape:
-        return Comparison(False, "shape", detail=f"shape {actual.shape}, expected {expected.shape}")
+        return Comparison(
+            False, Kind.SHAPE, detail=f"shape {actual.shape}, expected {expected.shape}"
+        )
     if expected.size == 0:
         return Comparison(True, metrics={"compared": 0})
 
@@ -112,11 +115,12 @@ def compare_arrays(
         ratio = err_over_tol(abs_err, tol, finite_exp)
     worst = np.unravel_index(int(np.argmax(ratio)), ratio.shape)
     worst_index = tuple(int(i) for i in worst)
-    metrics = {
+    worst_ratio = float(ratio[worst])
+    metrics: dict[str, object] = {
         "compared": int(expected.size),
         "max_abs_err": float(np.max(abs_err)),
         "max_rel_err": float(np.max(rel_err)),
-        "max_err_over_tol": float(ratio[worst]),
+        "max_err_over_tol": worst_ratio,
         "worst_index": list(worst_index),
         "expected_at_worst": float(expected[worst]),
         "actual_at_worst": float(actual[worst]),
@@ -124,20 +128,20 @@ def compare_arrays(
         "mismatched": int(np.count_nonzero(ratio > 1.0)),
         **({"indeterminate_accepted": accepted} if accepted else {}),
     }
-    if metrics["max_err_over_tol"] <= 1.0:
+    if worst_ratio <= 1.0:
         return Comparison(True, metrics=metrics)
 
     bad_actual = actual[worst]
     if np.isfinite(expected[worst]) and np.isnan(bad_actual):
-        kind = "nan"
+        kind = Kind.NAN
     elif np.isfinite(expected[worst]) and np.isinf(bad_actual):
-        kind = "inf"
+        kind = Kind.INF
     else:
-        kind = "value"
+        kind = Kind.VALUE
     detail = (
         f"{metrics['mismatched']} of {expected.size} elements outside tolerance; "
         f"max abs err {metrics['max_abs_err']:.3g}, max rel err {metrics['max_rel_err']:.3g}, "
-        f"worst err/tol {metrics['max_err_over_tol']:.3g} at index {worst_index}: "
+        f"worst err/tol {worst_ratio:.3g} at index {worst_index}: "
         f"expected {_fmt(expected[worst])}, actual {_fmt(bad_actual)}, "
         f"tolerance {metrics['tolerance_at_worst']:.3g}"
     )

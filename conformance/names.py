@@ -14,7 +14,7 @@ MAX_LISTED = 25
 
 def unknown_name(what: str, name: str, known: Iterable[str], verb: str = "matches no") -> str:
     """``'Norml' matches no family (did you mean 'Normal'?); known: Bernoulli, …``."""
-    known = sorted(known)
+    known = sorted(str(k) for k in known)  # a str enum's member reads as its value, not its repr
     close = difflib.get_close_matches(name, known, n=1)
     hint = f" (did you mean {close[0]!r}?)" if close else ""
     listed = ", ".join(known[:MAX_LISTED]) + (", …" if len(known) > MAX_LISTED else "")
@@ -63,7 +63,7 @@ class SuggestingParser(argparse.ArgumentParser):
     """An argument parser whose errors name the closest option or choice: argparse (before
     Python 3.14) says only "unrecognized arguments" or "invalid choice"."""
 
-    def parse_args(self, args=None, namespace=None):  # type: ignore[override]
+    def parse_args(self, args=None, namespace=None):
         parsed, extra = self.parse_known_args(args, namespace)
         if extra:
             command = self._chosen_parser(parsed)
@@ -82,7 +82,7 @@ class SuggestingParser(argparse.ArgumentParser):
                     return action.choices[chosen]
         return self
 
-    def error(self, message: str):  # type: ignore[override]
+    def error(self, message: str):
         found = re.match(
             r"argument (\S+): invalid choice: '([^']*)' \(choose from (.*)\)$", message
         )

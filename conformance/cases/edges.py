@@ -29,6 +29,7 @@ import yaml
 from conformance import reference
 from conformance.cases import array_edges, dtype_edges
 from conformance.cases.loader import Case, LoadedFile, load_case_text
+from conformance.check_names import CheckName
 from conformance.expect.materialize import CaseInputError, float64_inputs
 from conformance.reference.domains import Interval, interval
 
@@ -41,14 +42,14 @@ EDGE_TAG = "edge"
 EXACT_TAG = "edge-exact"
 #: What a generated case checks: shapes, values and gradients (the ``eager`` check follows
 #: them), not batch semantics (one point has none; the written cases cover them).
-VALUE_CHECKS = ["shapes", "log_prob"]
-GRADIENT_CHECKS = ["grad", "grad_functional"]
+VALUE_CHECKS = [CheckName.SHAPES, CheckName.LOG_PROB]
+GRADIENT_CHECKS = [CheckName.GRAD, CheckName.GRAD_FUNCTIONAL]
 #: The tag of the cases at float32's own edges (:mod:`conformance.cases.dtype_edges`), which
 #: run in float32 only and check values and one gradient path: a shape or a second gradient
 #: API sees nothing there that the other edges miss.
 DTYPE_TAG = "edge-float32"
-DTYPE_VALUE_CHECKS = ["log_prob"]
-DTYPE_GRADIENT_CHECKS = ["grad"]
+DTYPE_VALUE_CHECKS = [CheckName.LOG_PROB]
+DTYPE_GRADIENT_CHECKS = [CheckName.GRAD]
 #: How far "just inside" and "just outside" sit from an end: representable in float32 next to
 #: the ends used here (0 and 1), and far enough that float32 rounding never moves a point
 #: across its end.
@@ -148,11 +149,12 @@ def anchor_inputs(case: Case) -> tuple[dict[str, np.ndarray], np.ndarray] | None
     family = reference.get_family(spec.family)
     info = family.params(case.parametrization)
     if _all_scalar(family, case.parametrization):
-        params = {k: _scalar(v) for k, v in spec.params.items()}
+        scalars = {k: _scalar(v) for k, v in spec.params.items()}
+        params = {k: v for k, v in scalars.items() if v is not None}
         value = _scalar(spec.value)
-        if value is None or any(v is None for v in params.values()):
+        if value is None or len(params) < len(scalars):
             return None
-        arrays = {k: np.float64(v) for k, v in params.items()}, np.float64(value)
+        arrays = {k: _point(v) for k, v in params.items()}, _point(value)
     else:
         try:
             arrays = float64_inputs(case)
@@ -168,6 +170,11 @@ def anchor_inputs(case: Case) -> tuple[dict[str, np.ndarray], np.ndarray] | None
         except Exception:
             return None
     return arrays if bool(np.all(np.isfinite(lp))) else None
+
+
+def _point(x: float) -> np.ndarray:
+    """One scalar input, as the oracle reads every input: a float64 array (0-d)."""
+    return np.asarray(x, dtype=np.float64)
 
 
 def _all_scalar(family: reference.Family, parametrization: str) -> bool:
@@ -228,10 +235,8 @@ def _moves(anchor: Case, base: dict[str, np.ndarray], value: np.ndarray) -> list
         changes = [EdgePoint(f"at-{_fmt(x)}", x) for x in pinfo.form_changes]
         if pinfo.event_rank == 0:
             points = [*parameter_points(pinfo.domain), *changes]
-            moves += [
-                (f"{name}-{p.label}", {name: np.float64(p.value)}, None, p.exact) for p in points
-            ]
-            forms += [(f"{name}-{p.label}", {name: np.float64(p.value)}) for p in changes]
+            moves += [(f"{name}-{p.label}", {name: _point(p.value)}, None, p.exact) for p in points]
+            forms += [(f"{name}-{p.label}", {name: _point(p.value)}) for p in changes]
             continue
         array_points = array_edges.parameter_points(pinfo.domain, base[name], parameter_points)
         moves += [(f"{name}-{p.label}", {name: p.array}, None, p.exact) for p in array_points]
@@ -244,8 +249,8 @@ def _moves(anchor: Case, base: dict[str, np.ndarray], value: np.ndarray) -> list
         points = value_points(
             family.value.support, *family.support_ends(base, anchor.parametrization)
         )
-        moves += [(f"value-{p.label}", {}, np.float64(p.value), p.exact) for p in points]
-        ends = [(p.label, np.float64(p.value)) for p in points if p.exact]
+        moves += [(f"value-{p.label}", {}, _point(p.value), p.exact) for p in points]
+        ends = [(p.label, _point(p.value)) for p in points if p.exact]
     elif np.ndim(value) == family.value.event_rank:
         vpoints = array_edges.value_points(family.value.support, family.value.discrete, value)
         moves += [(f"value-{p.label}", {}, p.array, p.exact) for p in vpoints]
@@ -269,7 +274,7 @@ def _dtype_moves(anchor: Case, base: dict[str, np.ndarray], value: np.ndarray) -
         if pinfo.static or pinfo.event_rank != 0:
             continue
         moves += [
-            (f"{name}-{p.label}", {name: np.float64(p.value)}, None, False)
+            (f"{name}-{p.label}", {name: _point(p.value)}, None, False)
             for p in dtype_edges.range_points(pinfo.domain)
         ]
     if np.ndim(value) != 0 or family.value.event_rank != 0:
@@ -285,12 +290,12 @@ def _dtype_moves(anchor: Case, base: dict[str, np.ndarray], value: np.ndarray) -
 
     def log_prob(x: float) -> float:
         with np.errstate(all="ignore"):
-            return float(family.log_prob(base, np.float64(x), par))
+            return float(family.log_prob(base, _point(x), par))
 
     points += dtype_edges.underflow_points(
         log_prob, float(value), support, family.value.discrete, lower, upper
     )
-    moves += [(f"value-{p.label}", {}, np.float64(p.value), False) for p in points]
+    moves += [(f"value-{p.label}", {}, _point(p.value), False) for p in points]
     return moves
 
 
@@ -340,10 +345,11 @@ def edge_cases(anchor: Case, prefix: str = PREFIX) -> list[dict]:
             if float32_only
             else (VALUE_CHECKS, GRADIENT_CHECKS)
         )
+        # Plain strings: the case is written as YAML (a str enum is no YAML scalar).
         if not finite or not partials:
-            case["checks"] = list(values)
+            case["checks"] = [c.value for c in values]
         else:
-            case["checks"] = [*values, *gradients]
+            case["checks"] = [c.value for c in (*values, *gradients)]
             if len(partials) < len(anchor.differentiable_inputs):
                 case["grad_wrt"] = partials
         case["description"] = f"generated from {anchor.file}::{spec.id}: {label.replace('-', ' ')}"

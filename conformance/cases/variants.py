@@ -27,6 +27,7 @@ import numpy as np
 
 from conformance import reference
 from conformance.cases.loader import Case
+from conformance.check_names import CheckName
 from conformance.expect.fresh_values import well_conditioned_draw
 from conformance.expect.materialize import sample_with_batch
 from conformance.reference import OracleError
@@ -35,7 +36,7 @@ Arrays = dict[str, np.ndarray]
 Derive = Callable[[Arrays, np.ndarray], tuple[Arrays, np.ndarray]]
 
 #: The one check a variant runs: shapes, values and gradient together (see checks/broadcast).
-VARIANT_CHECKS = ("broadcast",)
+VARIANT_CHECKS = (CheckName.BROADCAST,)
 
 
 def _index0(array: np.ndarray, dims: range) -> np.ndarray:
@@ -61,6 +62,21 @@ def _fresh_value(
     )
 
 
+def _size1(name: str, batch_rank: int) -> Derive:
+    """``name``'s batch dims set to size 1 (its first element along each)."""
+    return lambda p, v: ({**p, name: _index0(p[name], range(batch_rank))}, v)
+
+
+def _full(name: str, event_rank: int, batch: tuple[int, ...]) -> Derive:
+    """``name`` broadcast to the full batch shape ``batch``, as its own contiguous array."""
+
+    def derive(p: Arrays, v: np.ndarray) -> tuple[Arrays, np.ndarray]:
+        event = p[name].shape[p[name].ndim - event_rank :]
+        return {**p, name: np.ascontiguousarray(np.broadcast_to(p[name], batch + event))}, v
+
+    return derive
+
+
 def derive_variants(case: Case, params: Arrays, value: np.ndarray) -> tuple[list[Case], list[str]]:
     """The variants of ``case`` (whose float64 inputs are ``params`` and ``value``), and a
     message for each variant that could not be derived."""
@@ -81,7 +97,7 @@ def derive_variants(case: Case, params: Arrays, value: np.ndarray) -> tuple[list
                 (
                     f"size1-{name}",
                     f"{name}'s batch dims set to size 1",
-                    lambda p, v, n=name, k=nb: ({**p, n: _index0(p[n], range(k))}, v),
+                    _size1(name, nb),
                 )
             )
         if tuple(array.shape[:nb]) != tuple(batch):
@@ -89,15 +105,7 @@ def derive_variants(case: Case, params: Arrays, value: np.ndarray) -> tuple[list
                 (
                     f"full-{name}",
                     f"{name} broadcast to the full batch shape {batch}",
-                    lambda p, v, n=name, r=pinfo.event_rank: (
-                        {
-                            **p,
-                            n: np.ascontiguousarray(
-                                np.broadcast_to(p[n], batch + p[n].shape[p[n].ndim - r :])
-                            ),
-                        },
-                        v,
-                    ),
+                    _full(name, pinfo.event_rank, batch),
                 )
             )
     vb = value.shape[: value.ndim - vrank]

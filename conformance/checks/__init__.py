@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from conformance.check_names import NON_CHECK_ITEMS, CheckName
 from conformance.checks.base import Check, CheckResult
 from conformance.checks.broadcast import BroadcastCheck
 from conformance.checks.eager import EagerCheck
@@ -12,30 +13,35 @@ from conformance.checks.shapes import ShapesCheck
 from conformance.checks.transforms import EffectCheck, JitCheck, VmapCheck
 from conformance.operations import Operation
 
-CHECKS: dict[str, Check] = {
-    c.name: c
-    for c in (
-        ShapesCheck(),
-        LogProbCheck(),
-        GradCheck(Operation.GRAD),
-        GradCheck(Operation.GRAD_FUNCTIONAL),
-        VmapCheck(),
-        JitCheck(),
-        EagerCheck(),
-        EffectCheck(Operation.PLATE),
-        EffectCheck(Operation.SCAN),
-        EffectCheck(Operation.PLATE_IN_SCAN),
-        BroadcastCheck(),
-        PropertyCheck(),
-    )
-}
 
-__all__ = ["CHECKS", "OPT_IN", "Check", "CheckResult"]
+def _registry(*checks: Check) -> dict[CheckName, Check]:
+    """The checks by name; a name that is no :class:`CheckName` member is refused here, at
+    import, not when an item or a known-failure entry first names it."""
+    for check in checks:
+        if not isinstance(check.name, CheckName):
+            raise TypeError(
+                f"check {type(check).__name__} is named {check.name!r}, not a CheckName: "
+                "declare it in conformance/check_names.py"
+            )
+    return {check.name: check for check in checks}
+
+
+CHECKS: dict[CheckName, Check] = _registry(
+    ShapesCheck(),
+    LogProbCheck(),
+    GradCheck(Operation.GRAD),
+    GradCheck(Operation.GRAD_FUNCTIONAL),
+    VmapCheck(),
+    JitCheck(),
+    EagerCheck(),
+    EffectCheck(Operation.PLATE),
+    EffectCheck(Operation.SCAN),
+    EffectCheck(Operation.PLATE_IN_SCAN),
+    BroadcastCheck(),
+    PropertyCheck(),
+)
+
+__all__ = ["CHECKS", "NON_CHECK_ITEMS", "OPT_IN", "Check", "CheckName", "CheckResult"]
 
 #: Checks that run only when asked for (``--property N`` turns on ``property``).
-OPT_IN = frozenset({"property"})
-
-#: The ``check`` of items that run no check: a case that could not be loaded, and a family a
-#: framework lacks (known-failure entries and filters may name them too).
-LOAD_CHECK, UNSUPPORTED_CHECK = "load", "unsupported"
-NON_CHECK_ITEMS = frozenset({LOAD_CHECK, UNSUPPORTED_CHECK})
+OPT_IN = frozenset({CheckName.PROPERTY})

@@ -6,22 +6,25 @@ Checks know what to compare, never which framework produced the numbers.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar
 
 from conformance.cases.loader import Case
+from conformance.check_names import CheckName
 from conformance.checks.subject import FrameworkError, Subject
-from conformance.kinds import HEADLINE_WORDS, KINDS
+from conformance.kinds import HEADLINE_WORDS, Kind
 from conformance.operations import Operation
 
 if TYPE_CHECKING:
     from conformance.adapters import Adapter
+    from conformance.records.script import Script
 
 
 @dataclass
 class CheckResult:
     passed: bool
-    kind: str | None = None  # value | shape | dtype | nan | inf | raises | grad | …
+    kind: Kind | None = None  # how it failed (None when it passed)
     message: str = ""
     metrics: dict = field(default_factory=dict)
     #: Set when there was nothing to compare: the item is skipped, never passed vacuously.
@@ -29,9 +32,33 @@ class CheckResult:
     #: Small arrays worth showing next to a failure (expected/actual), as nested lists.
     arrays: dict = field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        if self.kind is not None:  # a kind no entry could name is refused, never recorded
+            self.kind = Kind(self.kind)
+
+
+def _no_constants(script: Script) -> list[str]:
+    return []
+
+
+@dataclass(frozen=True)
+class Reproducer:
+    """A check's part of its failure's reproducer script (:mod:`conformance.records.reproducer`
+    writes the rest, the same for every check)."""
+
+    #: Whose inputs and expected numbers the script embeds.
+    subject: Subject
+    #: The check the script's title names.
+    name: CheckName
+    #: Evaluates and compares, inside the framework's settings; ``report``s a mismatch.
+    body: Callable[[Script], list[str]]
+    #: The check's own expected numbers, defined after log_prob's.
+    constants: Callable[[Script], list[str]] = _no_constants
+
 
 class Check(ABC):
-    name: ClassVar[str]
+    #: A class attribute, or set per instance where one class makes several checks (grad).
+    name: CheckName
     description: ClassVar[str]
 
     def not_applicable(self, case: Case) -> str | None:
@@ -78,13 +105,13 @@ class Check(ABC):
                 )
             return self.fail(
                 subject,
-                "raises",
+                Kind.RAISES,
                 f"expected a TypeError (declared value dtypes: {declared}); {exc}",
             )
         shown_lp = subject.numpy(lp).ravel()[:4].tolist()
         return self.fail(
             subject,
-            "no_type_error",
+            Kind.NO_TYPE_ERROR,
             f"{subject.adapter.name} declares it accepts value dtypes {declared} only, so log_prob "
             f"of a {subject.case.spec.value_dtype} value must raise TypeError, but it returned "
             f"{shown_lp}…",
@@ -93,16 +120,20 @@ class Check(ABC):
     @abstractmethod
     def evaluate(self, subject: Subject) -> CheckResult: ...
 
+    def reproducer(self, subject: Subject) -> Reproducer | None:
+        """What a standalone script reproducing this check's failure on ``subject`` runs, or
+        None: its failures carry no script."""
+        return None
+
     def fail(
         self,
         subject: Subject,
-        kind: str,
+        kind: Kind,
         detail: str,
         metrics: dict | None = None,
         arrays: dict | None = None,
     ) -> CheckResult:
-        if kind not in KINDS:  # a known-failure entry could never name it
-            raise ValueError(f"check {self.name!r} failed with undeclared kind {kind!r}")
+        kind = Kind(kind)  # a kind no known-failure entry could name raises here
         head = f"{self.name} {HEADLINE_WORDS.get(kind, 'mismatch')}: {subject.case.file}::{subject.case.id}"
         message = (
             f"{head}\n  framework: {subject.label}\n  shapes: {subject.shapes_line()}\n  {detail}"

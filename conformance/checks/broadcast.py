@@ -3,9 +3,10 @@
 
 from __future__ import annotations
 
+from conformance.check_names import CheckName
 from conformance.checks.composite import CompositeCheck
 
 
 class BroadcastCheck(CompositeCheck):
-    name = "broadcast"
+    name = CheckName.BROADCAST
     description = "a broadcast variant's shapes, log_prob and gradient vs the oracle"

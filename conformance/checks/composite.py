@@ -8,6 +8,7 @@ metrics still say which part failed.
 
 from __future__ import annotations
 
+from conformance.check_names import CheckName
 from conformance.checks.base import Check, CheckResult
 from conformance.checks.grad import GradCheck
 from conformance.checks.log_prob import LogProbCheck
@@ -29,7 +30,11 @@ class CompositeCheck(Check):
         listed = subject.case.spec.checks
         if listed is None:
             return True
-        names = {"grad", "grad_functional"} if part.name == "grad" else {part.name}
+        names = (
+            {CheckName.GRAD, CheckName.GRAD_FUNCTIONAL}
+            if part.name == CheckName.GRAD
+            else {part.name}
+        )
         return bool(names & set(listed))
 
     def evaluate(self, subject: Subject) -> CheckResult:
@@ -48,7 +53,7 @@ class CompositeCheck(Check):
             if not p.not_applicable(subject.case) and not p.unsupported_by(subject.adapter)
         ]
         listed = [p for p in runnable if self._listed(p, subject)]
-        results: dict[str, CheckResult] = {}
+        results: dict[CheckName, CheckResult] = {}
         for part in sorted(listed, key=lambda p: not isinstance(p, GradCheck)):
             try:
                 results[part.name] = part.evaluate(subject)

@@ -11,16 +11,18 @@ is ``eager_only``; when both are wrong it keeps the part's own kind (the compile
 
 from __future__ import annotations
 
-from conformance.checks.base import CheckResult
+from conformance.check_names import CheckName
+from conformance.checks.base import CheckResult, Reproducer
 from conformance.checks.composite import CompositeCheck
 from conformance.checks.log_prob import LogProbCheck
 from conformance.checks.shapes import ShapesCheck
 from conformance.checks.subject import Subject
+from conformance.kinds import Kind
 from conformance.operations import Operation
 
 
 class EagerCheck(CompositeCheck):
-    name = "eager"
+    name = CheckName.EAGER
     operation = Operation.EAGER
     description = "op-by-op shapes and log_prob vs the oracle (where compiled is the default)"
 
@@ -37,10 +39,14 @@ class EagerCheck(CompositeCheck):
             note = "compiled (the other items' evaluation) matches the oracle: eager-only"
             return CheckResult(
                 False,
-                "eager_only",
+                Kind.EAGER_ONLY,
                 f"{result.message}\n  {note}",
                 result.metrics,
                 arrays=result.arrays,
             )
         result.message += "\n  compiled fails too (see the log_prob and grad items)"
         return result
+
+    def reproducer(self, subject: Subject) -> Reproducer | None:
+        # The case's own log_prob, op by op.
+        return LogProbCheck().reproducer(subject.eagerly())

@@ -9,13 +9,22 @@ unused half differ between frameworks and are not errors.
 
 from __future__ import annotations
 
+import inspect
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from conformance.cases.loader import Case
-from conformance.checks.base import Check, CheckResult, shown
+from conformance.check_names import CheckName
+from conformance.checks.base import Check, CheckResult, Reproducer, shown
 from conformance.checks.subject import Subject
 from conformance.compare import compare_arrays, project
-from conformance.operations import Operation
+from conformance.kinds import Kind
+from conformance.operations import GRADIENTS, Operation
+from conformance.records.script import array_literal
+
+if TYPE_CHECKING:
+    from conformance.records.script import Script
 
 _STRUCTURE_WORDS = {
     "symmetric": "symmetric part",
@@ -28,10 +37,12 @@ _STRUCTURE_WORDS = {
 
 class GradCheck(Check):
     description = "∂(cotangent · log_prob)/∂(parameters, value) vs the float64 oracle"
+    operation: Operation  # always one: GRAD or GRAD_FUNCTIONAL, and the check is named for it
 
     def __init__(self, operation: Operation) -> None:
+        assert operation in GRADIENTS, operation
         self.operation = operation
-        self.name = str(operation)  # type: ignore[misc]
+        self.name = CheckName(operation.value)
 
     def not_applicable(self, case: Case) -> str | None:
         if not case.differentiable_inputs:
@@ -151,8 +162,74 @@ class GradCheck(Check):
         metrics["worst_param"] = worst[1]
         detail = f"method {method}; " + "\n  ".join(f[2] for f in failures)
         kind = (
-            "nan" if worst[3].get("actual_at_worst") != worst[3].get("actual_at_worst") else "grad"
+            Kind.NAN
+            if worst[3].get("actual_at_worst") != worst[3].get("actual_at_worst")
+            else Kind.GRAD
         )
         return self.fail(
-            subject, kind if worst[0] != np.inf or worst[3] else "grad", detail, metrics, arrays
+            subject, kind if worst[0] != np.inf or worst[3] else Kind.GRAD, detail, metrics, arrays
         )
+
+    def reproducer(self, subject: Subject) -> Reproducer:
+        def body(script: Script) -> list[str]:
+            d = script.dialect
+            return [
+                *script.gradient(self.name, subject.gradient.wrt),
+                f"GRADS = {{n: (None if g is None else {d.to_numpy('g')}) "
+                f"for n, g in zip({list(subject.gradient.wrt)!r}, grads, strict=True)}}",
+                *_SCRIPT_COMPARISON,
+            ]
+
+        return Reproducer(subject, self.name, body, lambda script: _constants(subject, script))
+
+
+def _constants(subject: Subject, script: Script) -> list[str]:
+    """The fixed cotangent, the oracle's projected gradients and their tolerances: the
+    subject's own, so the script judges with exactly the numbers the check judged with."""
+    grad = subject.gradient
+    compared = grad.compared()
+
+    def tolerance_of(n: str) -> np.ndarray:
+        expected, tol, _ = grad.projected(n)
+        return subject.declared_tolerance(tol, expected, normwise=True)
+
+    return [
+        "",
+        "",
+        # The comparison's own projection, as source: one rule, stated once.
+        *inspect.getsource(project).rstrip("\n").splitlines(),
+        "",
+        "",
+        f"STRUCTURE = {grad.structure!r}",
+        f"CT = {script.dialect.array(array_literal(grad.cotangent.astype(subject.dtype)))}  # cotangent",
+        "EXPECTED_GRAD = {",
+        *(f"    {n!r}: {array_literal(grad.projected(n)[0])}," for n in compared),
+        "}",
+        "TOLERANCE_GRAD = {",
+        *(f"    {n!r}: {array_literal(tolerance_of(n))}," for n in compared),
+        "}",
+    ]
+
+
+#: The script's comparison of ``GRADS`` with ``EXPECTED_GRAD``, as :meth:`GradCheck.evaluate`
+#: judges them.
+_SCRIPT_COMPARISON = [
+    "worst_ratio = 0.0",
+    "for name, got in GRADS.items():",
+    "    if STRUCTURE[name] == 'none':  # declared not comparable for this binding",
+    "        continue",
+    "    if got is None:",
+    "        report(True, f'no gradient for {name} (None)')",
+    "    got = project(np.asarray(got, dtype=np.float64), STRUCTURE[name])",
+    "    exp = EXPECTED_GRAD[name]",
+    "    # A non-finite gradient must match exactly; NaN is never within tolerance.",
+    "    err = np.where(np.isfinite(exp), np.abs(got - exp), np.where(got == exp, 0.0, np.inf))",
+    "    err = np.where(np.isnan(err), np.inf, err)",
+    "    ratio = err_over_tol(err, TOLERANCE_GRAD[name], np.isfinite(exp))",
+    "    worst = np.unravel_index(int(np.argmax(ratio)), ratio.shape) if ratio.size else ()",
+    "    print(f'd/d{name} ({STRUCTURE[name]}): max abs err {float(err.max()) if err.size else 0.0:.3g}',",
+    "          'worst', worst, 'expected', EXPECTED_GRAD[name][worst] if ratio.size else None,",
+    "          'actual', got[worst] if ratio.size else None)",
+    "    worst_ratio = max(worst_ratio, float(ratio.max()) if ratio.size else 0.0)",
+    "report(worst_ratio > 1, f'gradient outside tolerance (worst err/tol {worst_ratio:.3g})')",
+]

@@ -7,15 +7,22 @@ ValueError; a non-validating one must return -inf or NaN there, and match everyw
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
-from conformance.checks.base import Check, CheckResult, shown
+from conformance.check_names import CheckName
+from conformance.checks.base import Check, CheckResult, Reproducer, shown
 from conformance.checks.subject import FrameworkError, Subject
 from conformance.compare import compare_arrays, tolerance
+from conformance.kinds import Kind
+
+if TYPE_CHECKING:
+    from conformance.records.script import Script
 
 
 class LogProbCheck(Check):
-    name = "log_prob"
+    name = CheckName.LOG_PROB
     description = "log_prob values vs the float64 oracle"
 
     def evaluate(self, subject: Subject) -> CheckResult:
@@ -30,7 +37,7 @@ class LogProbCheck(Check):
         if lp.shape != exp.log_prob_shape:
             return self.fail(
                 subject,
-                "shape",
+                Kind.SHAPE,
                 f"log_prob shape {lp.shape}, expected {exp.log_prob_shape}; values not compared",
             )
         metrics: dict = {}
@@ -43,7 +50,7 @@ class LogProbCheck(Check):
                 idx = tuple(int(i) for i in np.argwhere(wrong)[0])
                 return self.fail(
                     subject,
-                    "support",
+                    Kind.SUPPORT,
                     f"{int(np.count_nonzero(wrong))} element(s) outside the support or domain got a "
                     f"finite log_prob (declared behaviour without validation: -inf or nan); first at "
                     f"index {idx}: {lp[idx]!r}",
@@ -63,7 +70,7 @@ class LogProbCheck(Check):
         if result.ok:
             return CheckResult(True, metrics=metrics)
         arrays = {"expected": shown(exp.log_prob), "actual": shown(lp), "tolerance": shown(tol)}
-        return self.fail(subject, result.kind or "value", result.detail, metrics, arrays)
+        return self.fail(subject, result.kind or Kind.VALUE, result.detail, metrics, arrays)
 
     def _expect_validation_error(self, subject: Subject) -> CheckResult:
         invalid = np.argwhere(~subject.expected.valid)
@@ -75,11 +82,40 @@ class LogProbCheck(Check):
                 return CheckResult(
                     True, metrics={"validation_error": str(exc).splitlines()[0][:500]}
                 )
-            return self.fail(subject, "raises", f"expected a ValueError from validation; {exc}")
+            return self.fail(subject, Kind.RAISES, f"expected a ValueError from validation; {exc}")
         return self.fail(
             subject,
-            "no_validation_error",
+            Kind.NO_VALIDATION_ERROR,
             f"inputs are outside the support or domain at {len(invalid)} element(s) (first {where}), "
             f"and {subject.adapter.name} declares it raises ValueError for them, but log_prob returned "
             f"{np.asarray(lp).ravel()[:4].tolist()}… instead of raising ValueError",
         )
+
+    def reproducer(self, subject: Subject) -> Reproducer:
+        return Reproducer(subject, self.name, _script_body)
+
+
+def _script_body(script: Script) -> list[str]:
+    """log_prob against ``EXPECTED`` within ``TOLERANCE``, and the support rule outside
+    ``VALID``, as :meth:`LogProbCheck.evaluate` judges them."""
+    d = script.dialect
+    return [
+        *(script.compiled_log_prob() if script.compiled else [f"dist = {script.call}"]),
+        f"actual = {d.to_numpy(script.log_prob_expr())}.astype(np.float64)",
+        "print('log_prob shape', actual.shape, 'expected', EXPECTED.shape)",
+        "if actual.shape != EXPECTED.shape:",
+        "    report(True, 'log_prob shape mismatch')",
+        "finite = np.isfinite(EXPECTED)",
+        "err = np.where(finite, np.abs(actual - EXPECTED), np.where(actual == EXPECTED, 0.0, np.inf))",
+        "err = np.where(np.isnan(err), np.inf, err)",
+        "outside = (~VALID) & np.isfinite(actual)",
+        "if outside.any():",
+        "    print('outside the support or domain, finite log_prob at', np.argwhere(outside)[:5].tolist())",
+        "report(bool(outside.any()), 'finite log_prob outside the support or domain')",
+        "err = np.where(VALID, err, 0.0)  # outside the support: only the support rule applies",
+        "ratio = err_over_tol(err, TOLERANCE, finite)",
+        "worst = np.unravel_index(int(np.argmax(ratio)), ratio.shape)",
+        "print('max abs err', float(err.max()), 'worst index', tuple(int(i) for i in worst))",
+        "print('expected', float(EXPECTED[worst]), 'actual', float(actual[worst]), 'tolerance', float(TOLERANCE[worst]))",
+        "report(bool(ratio.max() > 1), f'{int((ratio > 1).sum())} of {ratio.size} elements outside tolerance')",
+    ]

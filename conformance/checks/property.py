@@ -10,10 +10,12 @@ YAML, ready to paste into ``cases/``.
 
 from __future__ import annotations
 
+from conformance.check_names import CheckName
 from conformance.checks.base import Check, CheckResult
 from conformance.checks.log_prob import LogProbCheck
 from conformance.checks.shapes import ShapesCheck
 from conformance.checks.subject import FrameworkError, Subject
+from conformance.kinds import Kind
 
 MAX_DIMS = 3
 MAX_SIDE = 3
@@ -24,7 +26,7 @@ class PropertyFailure(AssertionError):
 
 
 class PropertyCheck(Check):
-    name = "property"
+    name = CheckName.PROPERTY
     description = "hypothesis-drawn broadcastable batch shapes, shrunk to a minimal failure"
 
     def evaluate(self, subject: Subject) -> CheckResult:
@@ -80,5 +82,5 @@ class PropertyCheck(Check):
                 f"  {result.message.strip()}\n  minimal case, ready to paste into cases/:\n"
                 + "\n".join("    " + ln for ln in snippet.splitlines())
             )
-            return self.fail(subject, result.kind or "value", detail, metrics)
+            return self.fail(subject, result.kind or Kind.VALUE, detail, metrics)
         return CheckResult(True, metrics={"examples_tried": tried[0], "compared": tried[0]})

@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
-from conformance.checks.base import Check, CheckResult
+from conformance.check_names import CheckName
+from conformance.checks.base import Check, CheckResult, Reproducer
 from conformance.checks.subject import FrameworkError, Subject
+from conformance.kinds import Kind
+
+if TYPE_CHECKING:
+    from conformance.records.script import Script
 
 
 class ShapesCheck(Check):
-    name = "shapes"
+    name = CheckName.SHAPES
     description = "batch_shape, event_shape, log_prob shape and dtype"
 
     def evaluate(self, subject: Subject) -> CheckResult:
@@ -54,10 +61,32 @@ class ShapesCheck(Check):
             "expected_shapes": {k: list(v) for k, v in want.items()},
         }
         if wrong:
-            return self.fail(subject, "shape", "; ".join(wrong), metrics)
+            return self.fail(subject, Kind.SHAPE, "; ".join(wrong), metrics)
         want_dtype = np.dtype(subject.dtype)
         if lp is not None and lp.dtype != want_dtype:
             return self.fail(
-                subject, "dtype", f"log_prob dtype {lp.dtype}, expected {want_dtype}", metrics
+                subject, Kind.DTYPE, f"log_prob dtype {lp.dtype}, expected {want_dtype}", metrics
             )
         return CheckResult(True, metrics=metrics)
+
+    def reproducer(self, subject: Subject) -> Reproducer:
+        return Reproducer(subject, self.name, _script_body)
+
+
+def _script_body(script: Script) -> list[str]:
+    """Shapes and log_prob's dtype against ``EXPECTED_SHAPES`` and the item's dtype."""
+    d = script.dialect
+    return [
+        *(script.compiled_log_prob() if script.compiled else []),
+        f"dist = {script.call}",
+        f"batch_shape, event_shape = {d.batch_shape.format(d='dist')}, {d.event_shape.format(d='dist')}",
+        f"log_prob = {d.to_numpy(script.log_prob_expr())}",
+        "actual = {'batch_shape': batch_shape, 'event_shape': event_shape, "
+        "'log_prob_shape': tuple(log_prob.shape)}",
+        "print('expected shapes:', EXPECTED_SHAPES)",
+        "print('actual shapes:  ', actual, 'log_prob dtype', log_prob.dtype)",
+        "mismatch = {k: (actual[k], v) for k, v in EXPECTED_SHAPES.items() if tuple(actual[k]) != tuple(v)}",
+        f"if not mismatch and log_prob.dtype != np.dtype('{script.dtype}'):",
+        f"    mismatch = {{'dtype': (str(log_prob.dtype), '{script.dtype}')}}",
+        "report(mismatch, 'shape mismatch: ' + repr(mismatch))",
+    ]

@@ -18,6 +18,7 @@ import numpy as np
 
 from conformance import timing
 from conformance.adapters.base import Adapter
+from conformance.kinds import Kind
 from conformance.registry import Binding
 
 if TYPE_CHECKING:
@@ -37,10 +38,10 @@ class FrameworkError(Exception):
         self.where = f"{frames[-1].filename}:{frames[-1].lineno}" if frames else ""
 
     @property
-    def kind(self) -> str:
+    def kind(self) -> Kind:
         """``memory`` for an allocation that failed (a leak under the worker's memory limit),
         else ``raises``."""
-        return "memory" if isinstance(self.exc, MemoryError) else "raises"
+        return Kind.MEMORY if isinstance(self.exc, MemoryError) else Kind.RAISES
 
     def __str__(self) -> str:
         name = type(self.exc).__qualname__

@@ -18,9 +18,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from conformance.cases.loader import Case
+from conformance.check_names import CheckName
 from conformance.checks.base import Check, CheckResult, shown
 from conformance.checks.subject import FrameworkError, Subject
 from conformance.compare import compare_arrays, project, tolerance
+from conformance.kinds import Kind
 from conformance.operations import EFFECTS, Operation
 
 
@@ -84,7 +86,7 @@ def plan_mapping(subject: Subject, axis: int) -> _Mapping:
 
 
 class VmapCheck(_TransformCheck):
-    name = "vmap"
+    name = CheckName.VMAP
     operation = Operation.VMAP
     description = "log_prob and its gradient under vmap, over leading and trailing batch axes"
 
@@ -148,7 +150,7 @@ class VmapCheck(_TransformCheck):
             (float(m.get("max_err_over_tol", 0.0)) for m in metrics["modes"].values()), default=0.0
         )
         if problems:
-            return self.fail(subject, "vmap", "\n  ".join(problems), metrics, arrays)
+            return self.fail(subject, Kind.VMAP, "\n  ".join(problems), metrics, arrays)
         return CheckResult(True, metrics=metrics)
 
     def _vmap_grad(self, subject: Subject, axis: int, metrics: dict) -> list[str]:
@@ -198,7 +200,7 @@ class VmapCheck(_TransformCheck):
 
 # ----- jit -----------------------------------------------------------------------------------
 class JitCheck(_TransformCheck):
-    name = "jit"
+    name = CheckName.JIT
     operation = Operation.JIT
     description = "compiled construction + log_prob (and gradient) vs the oracle and eager"
 
@@ -251,7 +253,7 @@ class JitCheck(_TransformCheck):
             eager.shape == exp.log_prob_shape
             and self._compare_log_prob(subject, eager, exp.log_prob, exp.sensitivity)[0].ok
         )
-        kind = "jit_only" if eager_ok else "jit"
+        kind = Kind.JIT_ONLY if eager_ok else Kind.JIT
         note = (
             "eager log_prob matches the oracle: the failure is compiled-only"
             if eager_ok
@@ -269,11 +271,12 @@ class EffectCheck(_TransformCheck):
     """A sample site under ``plate``, ``scan`` or a plate inside a scan."""
 
     description = "sample site under NumPyro effect handlers: traced batch shape and log_prob"
+    operation: Operation  # always one of EFFECTS, and the check is named for it
 
     def __init__(self, operation: Operation) -> None:
         assert operation in EFFECTS, operation
         self.operation = operation
-        self.name = str(operation)  # type: ignore[misc]
+        self.name = CheckName(operation.value)
 
     def layout(
         self, batch: tuple[int, ...]
@@ -317,7 +320,7 @@ class EffectCheck(_TransformCheck):
         if tuple(got_batch) != site_batch:
             return self.fail(
                 subject,
-                "shape",
+                Kind.SHAPE,
                 f"traced site batch shape {tuple(got_batch)}, expected {site_batch} "
                 f"(plate {plate}, scan steps {steps})",
                 metrics,
@@ -325,7 +328,7 @@ class EffectCheck(_TransformCheck):
         if actual.shape != expected.shape:
             return self.fail(
                 subject,
-                "shape",
+                Kind.SHAPE,
                 f"site log_prob shape {actual.shape}, expected {expected.shape}",
                 metrics,
             )
@@ -334,5 +337,5 @@ class EffectCheck(_TransformCheck):
         metrics.update(result.metrics)
         if not result.ok:
             arrays = {"expected": shown(expected), "actual": shown(actual), "tolerance": shown(tol)}
-            return self.fail(subject, result.kind or "value", result.detail, metrics, arrays)
+            return self.fail(subject, result.kind or Kind.VALUE, result.detail, metrics, arrays)
         return CheckResult(True, metrics=metrics)

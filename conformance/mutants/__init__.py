@@ -8,6 +8,7 @@ catches the reported bugs (../shared/SEEDS.md) even where the buggy release no l
 
 from __future__ import annotations
 
+from conformance.kinds import Kind
 from conformance.mutants import gpytorch_mutants, numpyro_mutants, torch_mutants
 from conformance.mutants.base import Mutant, Patcher
 
@@ -76,7 +77,7 @@ CATALOGUE: tuple[Mutant, ...] = (
             "*/numpyro_effects.yaml::numpyro-1971-plate-in-scan[numpyro-float64-plate_in_scan]",
         ),
         spared=("*-shapes]", "*-plate]"),
-        kinds=("shape",),
+        kinds=(Kind.SHAPE,),
     ),
     Mutant(
         name="numpyro-1876",
@@ -103,7 +104,7 @@ CATALOGUE: tuple[Mutant, ...] = (
         # as it was on numpyro 0.15.3. float32 log_prob stays right.
         spared=("*-float32-log_prob]",),
         message="Called multiply with a float0 array",
-        kinds=("raises", "value"),
+        kinds=(Kind.RAISES, Kind.VALUE),
     ),
     Mutant(
         name="theseus-650",
@@ -117,7 +118,7 @@ CATALOGUE: tuple[Mutant, ...] = (
         killers=("*/normal.yaml::batched-params[torch-*-vmap]",),
         spared=("*-shapes]", "*-log_prob]", "*-grad]", "*-grad_functional]"),
         message="vmap: inplace arithmetic(self, *extra_args) is not possible",
-        kinds=("raises",),
+        kinds=(Kind.RAISES,),
     ),
     Mutant(
         name="grad-factor",
@@ -132,7 +133,7 @@ CATALOGUE: tuple[Mutant, ...] = (
         ),
         spared=("*-shapes]", "*-log_prob]"),
         message="∂/∂scale",
-        kinds=("grad", "vmap"),  # vmap items check the vmapped gradient too
+        kinds=(Kind.GRAD, Kind.VMAP),  # vmap items check the vmapped gradient too
     ),
     Mutant(
         name="float32-log-pdf",
@@ -159,7 +160,7 @@ CATALOGUE: tuple[Mutant, ...] = (
         # the eager item, op by op, takes the right branch.
         killers=("*/normal.yaml::batched-params[numpyro-*-log_prob]",),
         spared=("*-eager]",),
-        kinds=("value",),
+        kinds=(Kind.VALUE,),
     ),
     Mutant(
         name="eager-only",
@@ -170,7 +171,7 @@ CATALOGUE: tuple[Mutant, ...] = (
         selection=NUMPYRO_NORMAL,
         killers=("*/normal.yaml::batched-params[numpyro-*-eager]",),
         spared=("*-log_prob]",),
-        kinds=("eager_only",),
+        kinds=(Kind.EAGER_ONLY,),
     ),
     Mutant(
         name="scale-tril-upper",
@@ -181,7 +182,7 @@ CATALOGUE: tuple[Mutant, ...] = (
         selection=TORCH_MVN,
         killers=("*/gradients.yaml::mvn-tril-batched-nondiagonal[torch-*-log_prob]",),
         spared=("*-shapes]", "*/multivariate_normal.yaml::torchsharp-1334*"),
-        kinds=("value",),
+        kinds=(Kind.VALUE,),
     ),
     Mutant(
         name="batch-shape-from-loc",
@@ -192,7 +193,7 @@ CATALOGUE: tuple[Mutant, ...] = (
         selection=TORCH_NORMAL,
         killers=("*/normal.yaml::params-cross-broadcast[torch-*-shapes]",),
         spared=("*-log_prob]",),
-        kinds=("shape",),
+        kinds=(Kind.SHAPE,),
     ),
 )
 

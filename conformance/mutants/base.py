@@ -12,6 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from conformance.kinds import Kind
+
 _MISSING = object()
 
 
@@ -69,4 +71,4 @@ class Mutant:
     killers: tuple[str, ...] = ()
     spared: tuple[str, ...] = ()
     message: str | None = None
-    kinds: tuple[str, ...] = ()
+    kinds: tuple[Kind, ...] = ()

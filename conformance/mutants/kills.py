@@ -153,7 +153,7 @@ def expectation_problems(mutant: Mutant, killed: list[dict]) -> list[str]:
         if wrong:
             kinds = sorted({str(r.get("kind")) for r in wrong})
             problems.append(
-                f"{len(wrong)} killed item(s) of kind {kinds}, expected {list(mutant.kinds)}, "
+                f"{len(wrong)} killed item(s) of kind {kinds}, expected {[str(k) for k in mutant.kinds]}, "
                 f"e.g. {wrong[0]['nodeid']}"
             )
     return problems

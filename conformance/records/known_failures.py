@@ -35,7 +35,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from conformance.cases.edges import PREFIX as EDGE_PREFIX
 from conformance.cases.yaml_source import YamlError, load_located
-from conformance.kinds import KINDS
+from conformance.kinds import Kind
 from conformance.names import unknown_name, unmatched_pattern
 from conformance.versions import installed_version
 
@@ -64,7 +64,7 @@ class KnownFailure(BaseModel):
     dtype: Patterns = "*"
     device: Patterns = "*"
     check: Patterns = "*"
-    kind: tuple[str, ...] = Field(description="The failure kind(s) this bug produces.")
+    kind: tuple[Kind, ...] = Field(description="The failure kind(s) this bug produces.")
     reason: str = Field(min_length=1)
     link: str | None = None
     flaky: bool = Field(
@@ -75,8 +75,15 @@ class KnownFailure(BaseModel):
 
     @field_validator("kind", mode="before")
     @classmethod
-    def _listify(cls, value):
-        return (value,) if isinstance(value, str) else value
+    def _declared_kinds(cls, value: object) -> object:
+        """One kind or a list; each a :class:`Kind` (a misspelt one says which it is close to,
+        and :func:`load` puts the file, line and entry in front)."""
+        kinds = (value,) if isinstance(value, str) else value
+        if isinstance(kinds, list | tuple):
+            for kind in kinds:
+                if isinstance(kind, str) and kind not in Kind.__members__.values():
+                    raise ValueError(unknown_name("kind", kind, Kind, verb="is no"))
+        return kinds
 
     @field_validator("version")
     @classmethod
@@ -109,7 +116,7 @@ class KnownFailuresError(ValueError):
 class Vocabulary:
     """The names an entry's patterns may match: a pattern that matches none of them can never
     match an item (a misspelt family, an adapter that does not exist), so it is refused on load
-    instead of lying silent. Kinds are always checked, against :data:`conformance.kinds.KINDS`."""
+    instead of lying silent. Kinds are always checked, against :class:`conformance.kinds.Kind`."""
 
     families: frozenset[str]
     frameworks: frozenset[str]
@@ -156,6 +163,12 @@ def load(paths: Iterable[str | Path], vocabulary: Vocabulary | None = None) -> l
                 failure = KnownFailure.model_validate(raw)
             except ValidationError as exc:
                 first = exc.errors()[0]
+                if first["loc"][:1] == ("kind",) and first["type"] == "value_error":
+                    line = doc.line_of(("known_failures", i, "kind"))
+                    raise KnownFailuresError(
+                        f"{path}:{line}: known failure {raw.get('id')!r}: kind: "
+                        f"{first['ctx']['error']}"
+                    ) from None
                 loc = ".".join(str(p) for p in first["loc"])
                 raise KnownFailuresError(f"{where}: {loc}: {first['msg']}") from None
             found = _problem(failure, vocabulary)
@@ -175,10 +188,8 @@ def load(paths: Iterable[str | Path], vocabulary: Vocabulary | None = None) -> l
 
 
 def _problem(failure: KnownFailure, vocabulary: Vocabulary | None) -> tuple[str, str] | None:
-    """(field, what is wrong) for the first field of ``failure`` that can match nothing."""
-    unknown = [k for k in failure.kind if k not in KINDS]
-    if unknown:
-        return "kind", unknown_name("kind", unknown[0], KINDS, verb="is no")
+    """(field, what is wrong) for the first pattern of ``failure`` that can match nothing (its
+    kinds were checked when it was read)."""
     return vocabulary.problem(failure) if vocabulary else None
 
 
@@ -243,7 +254,9 @@ class Index:
         self._exact: dict[str, dict[str, int]] = {}
         self._globbed: dict[str, list[tuple[int, tuple[str, ...]]]] = {}
         for name in PATTERN_FIELDS:
-            anything, exact, globbed = 0, {}, []
+            anything = 0
+            exact: dict[str, int] = {}
+            globbed: list[tuple[int, tuple[str, ...]]] = []
             for i, entry in enumerate(self.entries):
                 patterns = _globs(getattr(entry.failure, name))
                 if "*" in patterns:

@@ -17,13 +17,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from conformance.kinds import ERROR_KINDS, Kind
+
 SCHEMA_VERSION = 1
 STATIC_KEY = "conformance"
 RESULT_KEY = "conformance_result"
 OUTCOMES = ("passed", "failed", "error", "skipped", "xfailed", "xpassed")
-
-#: Record kinds that are not the framework's fault: they make the outcome ``error``.
-ERROR_KINDS = ("case_error", "harness_error")
 
 
 def is_case_nodeid(nodeid: str) -> bool:
@@ -115,7 +114,7 @@ class ResultsCollector:
             # xdist's report for an item whose worker died (``when="???"``); no teardown follows.
             # The plugin's pytest_handlecrashitem attached the kind (crash or timeout).
             p.outcome = "failed"
-            p.result = {**p.result, "kind": p.result.get("kind") or "crash"}
+            p.result = {**p.result, "kind": p.result.get("kind") or Kind.CRASH}
             p.message = p.result.get("message") or _longrepr_text(report)
             self._finish(report.nodeid)
 
@@ -143,7 +142,7 @@ class ResultsCollector:
         for nodeid, p in list(self.pending.items()):
             if p.outcome is None:
                 p.outcome, p.message = "error", started or reason
-                p.result = {**p.result, "kind": "no_result"}
+                p.result = {**p.result, "kind": Kind.NO_RESULT}
             self._finish(nodeid)
         order = self.collected if self.collected is not None else list(self.records)
         out = []
@@ -155,7 +154,7 @@ class ResultsCollector:
                     "nodeid": nodeid,
                     **static,
                     "outcome": "error",
-                    "kind": "no_result",
+                    "kind": Kind.NO_RESULT,
                     "message": reason,
                     "metrics": {},
                 }

@@ -21,6 +21,7 @@ from conformance.adapters import Adapter
 from conformance.checks.base import shown
 from conformance.checks.subject import FrameworkError, Subject
 from conformance.expect.materialize import CaseInputError
+from conformance.kinds import Kind
 from conformance.records import known_failures, reproducer
 from conformance.records.results import RESULT_KEY, STATIC_KEY
 from conformance.run import project_fixtures, robustness
@@ -41,7 +42,7 @@ FACTORY_KEY = pytest.StashKey[SubjectFactory]()
 class ConformanceProblem(Exception):
     """A failure whose message is the whole story (no harness traceback wanted)."""
 
-    def __init__(self, message: str, kind: str) -> None:
+    def __init__(self, message: str, kind: Kind) -> None:
         super().__init__(message)
         self.kind = kind
 
@@ -102,7 +103,7 @@ def _item_id(parent: pytest.Collector, name: str) -> dict[str, Any]:
     built from the name as they are."""
     parent_id = getattr(parent, "id", None)
     base, bracket, params = name.partition("[")
-    if not bracket or not hasattr(parent_id, "with_params"):
+    if not bracket or parent_id is None or not hasattr(parent_id, "with_params"):
         return {}
     return {"nodeid": parent_id.child(base).with_params(params.removesuffix("]"))}
 
@@ -164,8 +165,8 @@ class ConformanceItem(CaseItem):
                 self._runtest()
         except robustness.ItemTimeout as exc:
             message = f"{self.case.file}::{self.name}: {exc}"
-            self._add_result(kind="timeout", message=message)
-            raise ConformanceProblem(message, "timeout") from None
+            self._add_result(kind=Kind.TIMEOUT, message=message)
+            raise ConformanceProblem(message, Kind.TIMEOUT) from None
 
     def _runtest(self) -> None:
         factory: SubjectFactory = self.config.stash[FACTORY_KEY]
@@ -173,12 +174,12 @@ class ConformanceItem(CaseItem):
             subject = factory.subject(self.case, self.adapter, self.binding, self.dtype)
         except CaseInputError as exc:
             message = f"{self.case.file}:{self.case.line}: case {self.case.id!r}: {exc}"
-            self._add_result(kind="case_error", message=message)
-            raise ConformanceProblem(message, "case_error") from exc
+            self._add_result(kind=Kind.CASE_ERROR, message=message)
+            raise ConformanceProblem(message, Kind.CASE_ERROR) from exc
         try:
             result = self._run_check(subject)
         except Exception as exc:
-            self._add_result(kind="harness_error", message=f"{type(exc).__name__}: {exc}")
+            self._add_result(kind=Kind.HARNESS_ERROR, message=f"{type(exc).__name__}: {exc}")
             raise
         extra = {} if result.passed else self._failure_context(subject, result)
         notes = self.adapter.notes(self.binding, subject.inputs.params)
@@ -190,14 +191,16 @@ class ConformanceItem(CaseItem):
         if result.skip_reason:
             pytest.skip(result.skip_reason)
         if not result.passed:
-            kind = result.kind or "value"
+            kind = result.kind or Kind.VALUE
             expected = {k for e in self.expected_failures for k in e.failure.kind}
             if kind in expected:
                 raise KnownFailureRaised(result.message, kind)
             if self.expected_failures:
+                # The kinds as plain strings: a str enum's repr is not what the YAML says.
                 raise ConformanceProblem(
                     f"{result.message}\n  known failure {', '.join(e.id for e in self.expected_failures)} "
-                    f"expects kind {sorted(expected)}, but this failure is of kind {kind!r}",
+                    f"expects kind {sorted(map(str, expected))}, but this failure is of kind "
+                    f"{str(kind)!r}",
                     kind,
                 )
             raise ConformanceProblem(result.message, kind)
@@ -215,7 +218,7 @@ class ConformanceItem(CaseItem):
                 "values": shown(array),
             }
         try:
-            script = reproducer.render(subject, self.check.name, result.message)
+            script = reproducer.render(subject, self.check, result.message)
         except Exception as exc:  # a reproducer is a courtesy; never let it cost the result
             # Every line a comment: the exception's text must not become code.
             text = f"no reproducer: {type(exc).__name__}: {exc}"
@@ -237,7 +240,9 @@ class ConformanceItem(CaseItem):
             try:
                 stack.enter_context(self.adapter.precision(self.dtype))
             except Exception as exc:
-                return self.check.fail(subject, "raises", str(FrameworkError("set precision", exc)))
+                return self.check.fail(
+                    subject, Kind.RAISES, str(FrameworkError("set precision", exc))
+                )
             return self.check.run(subject)
 
 
@@ -251,8 +256,8 @@ class InvalidCaseItem(CaseItem):
         self._add_static(**spec.static())
 
     def runtest(self) -> None:
-        self._add_result(kind="case_error", message=str(self.error), extra={"source": ""})
-        raise ConformanceProblem(str(self.error), "case_error")
+        self._add_result(kind=Kind.CASE_ERROR, message=str(self.error), extra={"source": ""})
+        raise ConformanceProblem(str(self.error), Kind.CASE_ERROR)
 
 
 class UnsupportedItem(CaseItem):

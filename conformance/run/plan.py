@@ -24,7 +24,8 @@ from conformance.adapters import Adapter
 from conformance.cases.edges import EDGE_TAG, EXACT_TAG, edge_file
 from conformance.cases.loader import Case, CaseError, find_case_files, load_case_file
 from conformance.cases.variants import VARIANT_CHECKS, derive_variants
-from conformance.checks import CHECKS, LOAD_CHECK, UNSUPPORTED_CHECK, Check
+from conformance.check_names import CheckName
+from conformance.checks import CHECKS, Check
 from conformance.expect.materialize import CaseInputError, float64_inputs
 from conformance.records.known_failures import Entry
 from conformance.registry import Binding
@@ -92,7 +93,7 @@ class UnsupportedSpec:
     reason: str
 
     def static(self) -> dict[str, Any]:
-        return dict(_case_and_framework(self.case, self.adapter), check=UNSUPPORTED_CHECK)
+        return dict(_case_and_framework(self.case, self.adapter), check=CheckName.UNSUPPORTED)
 
 
 @dataclass(frozen=True, eq=False)
@@ -104,7 +105,10 @@ class CaseErrorSpec:
 
     def static(self) -> dict[str, Any]:
         return dict(
-            case=self.error.case_id, file=self.error.file, line=self.error.line, check=LOAD_CHECK
+            case=self.error.case_id,
+            file=self.error.file,
+            line=self.error.line,
+            check=CheckName.LOAD,
         )
 
 
@@ -266,14 +270,14 @@ def _case_specs(expansion: _Expansion, case: Case) -> Iterator[ItemSpec]:
         yield from _expand(expansion, variant, float64_inputs(variant)[0])
 
 
-def checks_for(settings: Settings, case: Case) -> list[str]:
+def checks_for(settings: Settings, case: Case) -> list[CheckName]:
     """The checks selected for ``case``: a broadcast variant runs the variant checks only."""
     if case.variant:
         return [c for c in settings.selected_checks(list(VARIANT_CHECKS)) if c in CHECKS]
     listed = case.spec.checks
-    if listed is not None and "eager" not in listed:
+    if listed is not None and CheckName.EAGER not in listed:
         # The eager check re-runs the case's own checks op by op: it comes with any of them.
-        listed = [*listed, "eager"]
+        listed = [*listed, CheckName.EAGER]
     return [c for c in settings.selected_checks(listed) if c in CHECKS and c not in VARIANT_CHECKS]
 
 

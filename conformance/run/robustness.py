@@ -40,6 +40,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from conformance.kinds import Kind
+
 DEFAULT_ITEM_TIMEOUT = 120.0
 DEFAULT_WORKER_MEMORY = 8 << 30
 #: How much of a crash dump a record keeps.
@@ -245,9 +247,9 @@ def crash_result(message: str, dump: str, timeout: float | None) -> dict:
             else ""
         )
         head = f"timed out and did not return to Python{limit}; {message}"
-        return {"kind": "timeout", "message": f"{head}\n{dump}".rstrip()}
+        return {"kind": Kind.TIMEOUT, "message": f"{head}\n{dump}".rstrip()}
     head = f"{message}: the process died (segfault, abort or out of memory)"
-    return {"kind": "crash", "message": f"{head}\n{dump}".rstrip()}
+    return {"kind": Kind.CRASH, "message": f"{head}\n{dump}".rstrip()}
 
 
 def terminate_as_interrupt() -> None:

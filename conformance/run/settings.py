@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING, Any
 from conformance import reference
 from conformance.adapters import Adapter, AdapterLoadError, all_adapters
 from conformance.cases.validate import Known
-from conformance.checks import CHECKS, NON_CHECK_ITEMS, OPT_IN
+from conformance.check_names import NON_CHECK_ITEMS, CheckName
+from conformance.checks import CHECKS, OPT_IN
 from conformance.dtypes import FLOAT_DTYPES
 from conformance.names import unknown_name, unmatched_pattern
 from conformance.operations import Operation
@@ -194,9 +195,15 @@ class Settings:
     def selected_dtypes(self, listed: list[str]) -> list[str]:
         return [d for d in listed if not self.dtypes or d in self.dtypes]
 
-    def selected_checks(self, listed: list[str] | None) -> list[str]:
-        enabled = {"property"} if self.property_examples > 0 else set()
-        names = [c for c in CHECKS if c not in OPT_IN or c in enabled] if listed is None else listed
+    def selected_checks(self, listed: list[str] | None) -> list[CheckName]:
+        """The checks of ``listed`` (a case's ``checks:``, validated; None: every check but the
+        opt-in ones this run does not turn on) that the run's ``--check`` patterns select."""
+        enabled = {CheckName.PROPERTY} if self.property_examples > 0 else set()
+        names = (
+            [c for c in CHECKS if c not in OPT_IN or c in enabled]
+            if listed is None
+            else [CheckName(c) for c in listed]
+        )
         return [
             c
             for c in names

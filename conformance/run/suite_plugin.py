@@ -16,12 +16,14 @@ import platform
 import sys
 import tempfile
 import time
+from collections.abc import Generator
 from pathlib import Path
 
 import pytest
 
 from conformance import __version__
 from conformance.adapters import jax_cache
+from conformance.kinds import Kind
 from conformance.records import known_failures
 from conformance.records.results import (
     RESULT_KEY,
@@ -78,7 +80,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if settings.shard is None:
         return
     k, n = settings.shard
-    keep, drop = [], []
+    keep: list[pytest.Item] = []
+    drop: list[pytest.Item] = []
     position = 0
     for item in items:
         if not is_case_nodeid(item.nodeid):
@@ -183,7 +186,9 @@ _MEMORY_GUARD = pytest.StashKey[memory.MemoryGuard]()
 
 
 @pytest.hookimpl(wrapper=True)
-def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> pytest.TestReport:
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     """Each of an item's record fields travels once: the static ones with its setup report,
     the result with its call report. pytest copies an item's properties into all three
     reports, and an xdist worker sends each to the controller (about 2 KB of JSON a report:
@@ -311,7 +316,7 @@ class Recorder:
         different item on each run); a retry tells that apart from a crash the item causes.
         """
         settings: Settings = self.config.stash[SETTINGS_KEY]
-        if result["kind"] != "crash" or self.crash_runs.get(nodeid, 0) >= settings.crash_retries:
+        if result["kind"] != Kind.CRASH or self.crash_runs.get(nodeid, 0) >= settings.crash_retries:
             return False
         try:
             sched.mark_test_pending(nodeid)

@@ -210,7 +210,7 @@ def cases(draw: st.DrawFn) -> Any:
         "value_dtype": st.sampled_from(["float", "int32", "int64", "bool", "int8"]),
         "dtypes": st.lists(st.sampled_from(["float32", "float64", "float16"]), max_size=3),
         "frameworks": st.lists(st.sampled_from(["torch", "numpyro", "tensorflow"]), max_size=3),
-        "checks": st.lists(st.sampled_from([*CHECKS, "nope"]), max_size=3),
+        "checks": st.lists(st.sampled_from([*map(str, CHECKS), "nope"]), max_size=3),  # YAML: str
         "expect": st.fixed_dictionaries({}, optional={"batch_shape": SHAPES}),
         "param_dtypes": st.dictionaries(
             st.sampled_from(names or ["x"]), st.sampled_from(["int32", "float", "x"])

@@ -100,3 +100,33 @@ def test_a_value_dtype_the_binding_refuses_but_the_framework_accepts_is_a_verdic
     assert (result.passed, result.kind) == (False, "no_type_error")
     assert "must raise TypeError, but it returned" in result.message
     assert "no_type_error" in KINDS
+
+
+def test_kinds_and_check_names_are_declared_only() -> None:
+    """A kind or a check name nobody declared cannot be made (the enum refuses it), so a
+    misspelt one fails where it is written, not as an item no known-failure entry can name;
+    both read as their plain strings wherever a record, id or message shows them."""
+    import json
+
+    from conformance.check_names import CheckName
+    from conformance.checks import CHECKS, _registry
+    from conformance.checks.base import CheckResult
+    from conformance.checks.shapes import ShapesCheck
+    from conformance.kinds import Kind
+
+    with pytest.raises(ValueError, match="'valu' is not a valid Kind"):
+        CheckResult(False, "valu")  # type: ignore[arg-type]  # the point: a str is refused
+    assert CheckResult(False, "value").kind is Kind.VALUE  # type: ignore[arg-type]
+    with pytest.raises(ValueError):
+        CheckName("finit")
+
+    class Unnamed(ShapesCheck):
+        name = "finite"  # type: ignore[assignment]  # the point: a plain str is refused
+
+    with pytest.raises(TypeError, match=r"declare it in conformance/check_names\.py"):
+        _registry(Unnamed())
+    assert all(isinstance(name, CheckName) for name in CHECKS)
+    assert json.dumps({CheckName.LOG_PROB: Kind.NAN}) == '{"log_prob": "nan"}'
+    assert (
+        f"[{Kind.NO_TYPE_ERROR}] {CheckName.GRAD_FUNCTIONAL}" == "[no_type_error] grad_functional"
+    )

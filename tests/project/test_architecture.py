@@ -19,7 +19,16 @@ ROOT = Path(__file__).resolve().parents[2]
 ORACLE = "conformance.reference"
 SOURCES = {"conformance": ROOT / "conformance", ORACLE: ROOT / "reference"}
 #: The top-level modules every role may import: they import only each other.
-VOCABULARY = {"compare", "dtypes", "kinds", "names", "operations", "timing", "versions"}
+VOCABULARY = {
+    "check_names",
+    "compare",
+    "dtypes",
+    "kinds",
+    "names",
+    "operations",
+    "timing",
+    "versions",
+}
 
 
 def _module_name(package: str, root: Path, path: Path) -> str:

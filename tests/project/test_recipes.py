@@ -82,19 +82,21 @@ TOY_CHECK = '''\
 
 import numpy as np
 
+from conformance.check_names import CheckName
 from conformance.checks.base import Check, CheckResult
 from conformance.checks.subject import Subject
+from conformance.kinds import Kind
 
 
 class FiniteCheck(Check):
-    name = "finite"
+    name = CheckName.FINITE
     description = "log_prob finite where the oracle's is"
 
     def evaluate(self, subject: Subject) -> CheckResult:
         got = subject.numpy(subject.log_prob(subject.build()))
         want = np.isfinite(subject.expected.log_prob)
         bad = int(np.sum(want & ~np.isfinite(got)))
-        return CheckResult(bad == 0, kind=None if bad == 0 else "nan", message=f"{bad} non-finite")
+        return CheckResult(bad == 0, kind=None if bad == 0 else Kind.NAN, message=f"{bad} non-finite")
 '''
 
 
@@ -127,6 +129,13 @@ def _completeness(root: Path) -> subprocess.CompletedProcess:
     )
 
 
+def _insert_after(path: Path, anchor: str, line: str) -> None:
+    """Add ``line`` after ``anchor`` (which must be there: a moved anchor fails loudly)."""
+    text = path.read_text(encoding="utf-8")
+    assert text.count(anchor) == 1, (path, anchor)
+    path.write_text(text.replace(anchor, anchor + line), encoding="utf-8")
+
+
 def _write(root: Path, files: dict[str, str]) -> None:
     for rel, text in files.items():
         (root / rel).write_text(text, encoding="utf-8")
@@ -144,17 +153,20 @@ def test_family_recipe_is_incomplete_without_each_file(tmp_path, missing) -> Non
 def test_family_and_check_recipes_pass_completeness_and_run(tmp_path) -> None:
     root = _copy(tmp_path)
     _write(root, FAMILY_RECIPE)
-    # The check recipe: its module, its registration, its README row.
+    # The check recipe: its module, its name, its registration, its README row.
     (root / "conformance/checks/finite.py").write_text(TOY_CHECK, encoding="utf-8")
+    _insert_after(
+        root / "conformance/check_names.py",
+        '    PROPERTY = "property"\n',
+        '    FINITE = "finite"\n',
+    )
     registry = root / "conformance/checks/__init__.py"
-    text = registry.read_text(encoding="utf-8")
-    text = text.replace(
-        "from conformance.checks.base import",
-        "from conformance.checks.finite import FiniteCheck\nfrom conformance.checks.base import",
+    _insert_after(
+        registry,
+        "from conformance.checks.eager import EagerCheck\n",
+        "from conformance.checks.finite import FiniteCheck\n",
     )
-    registry.write_text(
-        text.replace("        PropertyCheck(),", "        PropertyCheck(),\n        FiniteCheck(),")
-    )
+    _insert_after(registry, "    PropertyCheck(),\n", "    FiniteCheck(),\n")
     proc = _completeness(root)
     assert proc.returncode == 1 and "check finite: no row" in proc.stdout, proc.stdout[-3000:]
     readme = root / "README.md"

@@ -18,6 +18,7 @@ from pathlib import Path
 from fake_adapters import HOSTILE_MESSAGE
 from helpers import make_case, replaced, subject_for
 
+from conformance.checks import CHECKS
 from conformance.records import reproducer
 
 HOSTILE_ID = "</script><img src=x onerror=alert(2)>"
@@ -101,7 +102,7 @@ def test_a_reproducer_compiles_whatever_the_path_and_message(tmp_path: Path) -> 
     subject = subject_for(case, "torch", "float32")
     windows = dataclasses.replace(case, file='C:\\Users\\new\\"""cases.yaml')
     for subj in (subject, replaced(subject, case=windows)):
-        source = reproducer.render(subj, "log_prob", HOSTILE_MESSAGE + '\\"""')
+        source = reproducer.render(subj, CHECKS["log_prob"], HOSTILE_MESSAGE + '\\"""')
         compile(source, "repro.py", "exec")
         doc = ast.get_docstring(ast.parse(source), clean=False)
         assert subj.case.file in doc and HOSTILE_MESSAGE.splitlines()[1].strip() in doc

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from helpers import make_case, replaced, subject_for
 
+from conformance.checks import CHECKS
 from conformance.records import reproducer
 
 NUMPYRO_BUG = """
@@ -48,7 +49,7 @@ def run_script(source: str, tmp_path: Path) -> subprocess.CompletedProcess:
 
 def test_real_numpyro_failure_reproduces_standalone(tmp_path: Path) -> None:
     subject = subject_for(make_case(NUMPYRO_BUG), "numpyro", "float32")
-    source = reproducer.render(subject, "log_prob", "log_prob raised ZeroDivisionError")
+    source = reproducer.render(subject, CHECKS["log_prob"], "log_prob raised ZeroDivisionError")
     assert "conformance" not in source.split('"""', 2)[2]  # no import of the suite
     proc = run_script(source, tmp_path)
     assert proc.returncode == 1, proc.stdout + proc.stderr
@@ -58,13 +59,13 @@ def test_real_numpyro_failure_reproduces_standalone(tmp_path: Path) -> None:
 def test_value_mismatch_reproduces_and_healthy_does_not(tmp_path: Path) -> None:
     for adapter in ("torch", "numpyro"):
         subject = subject_for(make_case(HEALTHY), adapter, "float64")
-        ok = run_script(reproducer.render(subject, "log_prob", "x"), tmp_path)
+        ok = run_script(reproducer.render(subject, CHECKS["log_prob"], "x"), tmp_path)
         assert ok.returncode == 0 and "OK: no mismatch reproduced" in ok.stdout, (
             ok.stdout + ok.stderr
         )
         wrong = dataclasses.replace(subject.expected, log_prob=subject.expected.log_prob + 1e-3)
         bad = run_script(
-            reproducer.render(replaced(subject, expected=wrong), "log_prob", "x"),
+            reproducer.render(replaced(subject, expected=wrong), CHECKS["log_prob"], "x"),
             tmp_path,
         )
         assert bad.returncode == 1
@@ -75,13 +76,17 @@ def test_value_mismatch_reproduces_and_healthy_does_not(tmp_path: Path) -> None:
 def test_shape_mismatch_reproduces(tmp_path: Path) -> None:
     subject = subject_for(make_case(HEALTHY), "torch", "float32")
     wrong = dataclasses.replace(subject.expected, batch_shape=(1, 4))
-    proc = run_script(reproducer.render(replaced(subject, expected=wrong), "shapes", "x"), tmp_path)
+    proc = run_script(
+        reproducer.render(replaced(subject, expected=wrong), CHECKS["shapes"], "x"), tmp_path
+    )
     assert proc.returncode == 1 and "MISMATCH: shape mismatch" in proc.stdout
 
 
 def test_gpytorch_operator_is_rebuilt(tmp_path: Path) -> None:
     case = make_case(NUMPYRO_BUG)
-    source = reproducer.render(subject_for(case, "gpytorch.dense", "float32"), "log_prob", "x")
+    source = reproducer.render(
+        subject_for(case, "gpytorch.dense", "float32"), CHECKS["log_prob"], "x"
+    )
     # The adapter's own construction, written out (one rule for the item and its script).
     assert "def named_operator(x, name: str):" in source
     assert "covariance_matrix=named_operator(covariance_matrix, 'DenseLinearOperator')" in source
@@ -129,7 +134,7 @@ def test_each_gpytorch_operator_script_builds_what_the_adapter_built(tmp_path, a
     case = make_case(ROOT_MVN if adapter == "gpytorch.root" else STRUCTURED_MVN)
     subject = subject_for(case, adapter, "float64")
     built = subject.build()
-    source = reproducer.render(subject, "log_prob", "x")
+    source = reproducer.render(subject, CHECKS["log_prob"], "x")
     source = source.replace(
         "print('OK: no mismatch reproduced')",
         "print('OK: no mismatch reproduced', type(dist.covariance_matrix).__name__, "
@@ -175,7 +180,7 @@ def test_gradient_reproducers_for_each_method(tmp_path: Path) -> None:
         ("gpytorch.root", "grad"),
     ]:
         subject = subject_for(case, adapter, "float64")
-        ok = run_script(reproducer.render(subject, method, "x"), tmp_path)
+        ok = run_script(reproducer.render(subject, CHECKS[method], "x"), tmp_path)
         assert ok.returncode == 0 and "OK: no mismatch reproduced" in ok.stdout, (
             adapter,
             method,
@@ -188,7 +193,7 @@ def test_gradient_reproducers_for_each_method(tmp_path: Path) -> None:
         # The script embeds the subject's own expectation: a wrong one must make it fail.
         wrong = subject_for(case, adapter, "float64")
         wrong.expectations.__dict__["gradient"] = GradExpectation(halved, grad.structure)
-        source = reproducer.render(wrong, method, "x")
+        source = reproducer.render(wrong, CHECKS[method], "x")
         bad = run_script(source, tmp_path)
         assert bad.returncode == 1 and "MISMATCH: gradient outside tolerance" in bad.stdout, (
             bad.stdout + bad.stderr
@@ -201,32 +206,32 @@ def test_numpyro_scripts_take_the_items_compiled_path_and_eager_items_do_not(
     case = make_case(MVN_TRIL)
     subject = subject_for(case, "numpyro", "float32")
     for check in ("log_prob", "shapes", "grad", "grad_functional"):
-        source = reproducer.render(subject, check, "x")
+        source = reproducer.render(subject, CHECKS[check], "x")
         assert "jax.jit" in source.split('"""', 2)[2], check
         ok = run_script(source, tmp_path)
         assert ok.returncode == 0 and "OK: no mismatch reproduced" in ok.stdout, (
             check,
             ok.stdout + ok.stderr,
         )
-    eager = reproducer.render(subject, "eager", "x")
+    eager = reproducer.render(subject, CHECKS["eager"], "x")
     assert "jax.jit" not in eager.split('"""', 2)[2]
     assert run_script(eager, tmp_path).returncode == 0
     # A compiled script still judges with the subject's numbers: a wrong expectation fails it.
     shifted = dataclasses.replace(subject.expected, log_prob=subject.expected.log_prob + 1.0)
     bad = run_script(
-        reproducer.render(replaced(subject, expected=shifted), "log_prob", "x"), tmp_path
+        reproducer.render(replaced(subject, expected=shifted), CHECKS["log_prob"], "x"), tmp_path
     )
     assert bad.returncode == 1 and "MISMATCH" in bad.stdout, bad.stdout + bad.stderr
 
 
 def test_a_script_says_ok_once_at_the_end_and_never_before_a_mismatch(tmp_path: Path) -> None:
     subject = subject_for(make_case(HEALTHY), "numpyro", "float64")
-    ok = run_script(reproducer.render(subject, "log_prob", "x"), tmp_path)
+    ok = run_script(reproducer.render(subject, CHECKS["log_prob"], "x"), tmp_path)
     assert ok.returncode == 0 and ok.stdout.count("OK: no mismatch reproduced") == 1
     assert ok.stdout.rstrip().endswith("OK: no mismatch reproduced")
     shifted = dataclasses.replace(subject.expected, log_prob=subject.expected.log_prob + 1.0)
     bad = run_script(
-        reproducer.render(replaced(subject, expected=shifted), "log_prob", "x"), tmp_path
+        reproducer.render(replaced(subject, expected=shifted), CHECKS["log_prob"], "x"), tmp_path
     )
     assert bad.returncode == 1 and "MISMATCH" in bad.stdout and "OK" not in bad.stdout
 
@@ -271,7 +276,7 @@ def test_torch_scripts_run_on_the_oldest_numpy_the_project_allows(tmp_path: Path
     for adapter in ("torch", "gpytorch.root"):
         subject = subject_for(case, adapter, "float32")
         for method in ("shapes", "log_prob", "grad", "grad_functional"):
-            source = reproducer.render(subject, method, "x")
+            source = reproducer.render(subject, CHECKS[method], "x")
             if source is None:
                 continue
             path = tmp_path / "repro.py"
@@ -311,7 +316,7 @@ def test_scripts_are_ruff_clean(tmp_path: Path) -> None:
         for adapter in adapters:
             subject = subject_for(case, adapter, "float32")
             for method in ("shapes", "log_prob", "grad", "grad_functional"):
-                source = reproducer.render(subject, method, "x")
+                source = reproducer.render(subject, CHECKS[method], "x")
                 if source is not None:
                     scripts.append(source)
     assert len(scripts) >= 12 and any("base64.b64decode" in s for s in scripts)

@@ -36,7 +36,7 @@ ITERATIVE = """
 def _verdicts(subject, check: str, tmp_path):
     with subject.adapter.precision(subject.dtype):
         result = CHECKS[check].run(subject)
-    proc = run_script(reproducer.render(subject, check, result.message or "x"), tmp_path)
+    proc = run_script(reproducer.render(subject, CHECKS[check], result.message or "x"), tmp_path)
     assert proc.returncode in (0, 1), proc.stdout + proc.stderr
     return result, proc
 
@@ -53,7 +53,7 @@ def test_iterative_log_prob_reproducer_takes_the_items_path_and_tolerance(tmp_pa
     result, proc = _verdicts(subject, "log_prob", tmp_path)
     assert result.passed and result.metrics["max_abs_err"] > 1e-3  # the iterative path ran
     assert proc.returncode == 0 and "OK: no mismatch reproduced" in proc.stdout, proc.stdout
-    assert "max_cholesky_size(0)" in reproducer.render(subject, "log_prob", "x")
+    assert "max_cholesky_size(0)" in reproducer.render(subject, CHECKS["log_prob"], "x")
     printed = float(re.search(r"max abs err (\S+)", proc.stdout).group(1))
     assert printed == pytest.approx(result.metrics["max_abs_err"], rel=1e-6)
 
@@ -75,7 +75,7 @@ def test_iterative_gradient_reproducer_matches_the_item(tmp_path, method) -> Non
     assert result.passed, result.message
     assert proc.returncode == 0, proc.stdout + proc.stderr
     # The covariance's gradient is declared not comparable; the script skips it as the check does.
-    assert "'covariance_matrix': 'none'" in reproducer.render(subject, method, "x")
+    assert "'covariance_matrix': 'none'" in reproducer.render(subject, CHECKS[method], "x")
 
 
 def test_iterative_path_does_not_depend_on_what_ran_before() -> None:

@@ -1,0 +1,90 @@
+"""What a check writes into a reproducer script, and what it writes it with.
+
+:mod:`conformance.records.reproducer` writes the script around a check's part, the same for
+every check; each check writes its own part (:meth:`conformance.checks.base.Check.reproducer`)
+with :class:`Script` (how the framework is spelt and the distribution built) and
+:func:`array_literal` (its own expected numbers, bit for bit). So adding a check adds its
+reproducer in the check's module.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from conformance.records.dialects import Dialect
+
+#: Arrays above this many elements are embedded as base64 .npy instead of literal lists.
+LITERAL_LIMIT = 2048
+
+
+def array_literal(array: np.ndarray) -> str:
+    """A NumPy expression that recreates ``array`` exactly (dtype and every bit)."""
+    array = np.asarray(array)
+    if array.size <= LITERAL_LIMIT:
+        if array.dtype.kind == "f":
+            body = repr(array.astype(np.float64).tolist())
+            body = body.replace("inf", "float('inf')").replace("nan", "float('nan')")
+        else:
+            body = repr(array.tolist())
+        # The dtype by name: np.bool is missing on NumPy 1.24-1.26, 'bool' works everywhere.
+        return f"np.array({body}, dtype={array.dtype.name!r})"
+    buf = io.BytesIO()
+    np.save(buf, array, allow_pickle=False)
+    encoded = base64.b64encode(buf.getvalue()).decode("ascii")
+    return f'np.load(io.BytesIO(base64.b64decode("{encoded}")))'
+
+
+@dataclass(frozen=True)
+class Script:
+    """The script a check's part goes into. Defined before the part: ``value``, each array
+    input by its name, ``EXPECTED``/``TOLERANCE``/``VALID``/``EXPECTED_SHAPES`` (log_prob's,
+    from the oracle), ``err_over_tol`` and ``report(mismatch, what)``, which exits 1 with
+    ``MISMATCH`` when ``mismatch`` holds."""
+
+    dialect: Dialect
+    dtype: str
+    #: The constructor call, as the adapter makes it (array inputs by name).
+    call: str
+    #: The array inputs by name (static ones are literals in the call): a compiled function's
+    #: arguments.
+    arrays: list[str]
+
+    @property
+    def compiled(self) -> bool:
+        return self.dialect.compiled
+
+    def compiled_log_prob(self) -> list[str]:
+        """Construction and log_prob in one ``jax.jit`` function, as the compiled items
+        evaluate."""
+        args = ", ".join([*self.arrays, "value"])
+        return [
+            self.dialect.jit_decorator,
+            f"def compiled_log_prob({args}):",
+            f"    return {self.call}.log_prob(value)",
+        ]
+
+    def log_prob_expr(self) -> str:
+        """log_prob of ``value`` (of ``dist`` when eager, which the lines before built)."""
+        if not self.compiled:
+            return "dist.log_prob(value)"
+        return f"compiled_log_prob({', '.join([*self.arrays, 'value'])})"
+
+    def gradient(self, method: str, wrt: tuple[str, ...]) -> list[str]:
+        """The dialect's lines that leave ``grads``, one per name of ``wrt``, taken the way
+        ``method`` (``grad`` or ``grad_functional``) takes them."""
+        context: dict[str, Any] = {
+            "dialect": self.dialect,
+            "dtype": self.dtype,
+            "call": self.call,
+            "method": method,
+            "arrays": self.arrays,
+            "compiled": self.compiled,
+            "wrt": wrt,
+        }
+        return self.dialect.gradient(context)
