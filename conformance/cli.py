@@ -13,6 +13,7 @@ import os
 import shlex
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from conformance.kinds import Kind
 from conformance.report import commands as report_commands
@@ -23,6 +24,9 @@ from conformance.run.arguments import (
     in_pytest_spelling,
     join_option_values,
 )
+
+if TYPE_CHECKING:
+    from conformance.adapters.base import Command
 
 EXIT_OK, EXIT_MISMATCH, EXIT_USAGE = 0, 1, 2
 EXIT_INTERRUPTED = 130  # as a shell reports a process ended by SIGINT
@@ -333,47 +337,25 @@ def init_command(target: Path, force: bool) -> int:
         return EXIT_USAGE
     for path in written:
         print(f"wrote {path}")
-    cases = shlex.quote(str(target / "conformance" / "cases"))
-    known = shlex.quote(str(target / scaffold.FILES[1]))
-    print(f"\nRun them: conformance run --cases {cases} --known-failures {known} --framework torch")
+    print(f"\nRun them: {scaffold.run_command(target)}")
     return EXIT_OK
 
 
-def jax_cache_command(action: str, max_size: str | None) -> int:
-    """``conformance jax-cache mark|prune``: see :mod:`conformance.adapters.jax_cache_pruning`."""
-    from conformance.adapters import jax_cache_pruning as pruning
-    from conformance.run.robustness import parse_size
+def _adapter_commands() -> dict[str, Command]:
+    """The subcommands the built-in adapters bring (NumPyro's ``jax-cache``), by name."""
+    from conformance.adapters import BUILTIN
 
-    root = pruning.default_root()
-    if root is None:
-        print("conformance jax-cache: the cache is off (CONFORMANCE_JAX_CACHE=off)")
-        return EXIT_OK
-    if action == "mark":
-        print(f"conformance jax-cache: marked {pruning.mark(root)} entries in {root}")
-        return EXIT_OK
-    try:
-        limit = parse_size(max_size) if max_size else None
-    except ValueError as exc:
-        print(f"conformance jax-cache: error: --max-size: {exc}", file=sys.stderr)
-        return EXIT_USAGE
-    done = pruning.prune(root, limit)
-    print(
-        f"conformance jax-cache: removed {len(done.releases)} other jaxlib directories, "
-        f"{done.unread} entries unread since the mark, {done.over_size} beyond the size cap; "
-        f"kept {done.kept} entries, {done.kept_bytes / 2**20:.1f} MiB in {root}"
-    )
-    return EXIT_OK
+    return {c.name: c for adapter in BUILTIN for c in adapter.commands()}
 
 
 def version_line() -> str:
     """``conformance --version``: the suite's version and the frameworks it would test."""
     from conformance import __version__
+    from conformance.adapters import reported_packages
     from conformance.versions import installed_version
 
     found = [
-        f"{name} {v}"
-        for name in ("torch", "jax", "numpyro", "gpytorch")
-        if (v := installed_version(name)) is not None
+        f"{name} {v}" for name in reported_packages() if (v := installed_version(name)) is not None
     ]
     return f"conformance {__version__} ({', '.join(found) or 'no framework installed'})"
 
@@ -457,16 +439,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     edges.add_argument("--family", action="append", default=[], help="only these families (glob)")
     edges.add_argument("-o", "--output", type=Path, help="directory to write <file>.edges.yaml to")
-    cache = sub.add_parser(
-        "jax-cache",
-        help="mark the JAX cache before a run and prune what it did not read (for CI caches)",
-        description="mark: note the time and make reads visible; prune: remove other jaxlib "
-        "releases' directories, entries no process read since the mark, and the least "
-        "recently read ones beyond --max-size (CONFORMANCE_JAX_CACHE's directory, default "
-        "~/.cache/conformance/jax).",
-    )
-    cache.add_argument("action", choices=("mark", "prune"))
-    cache.add_argument("--max-size", metavar="SIZE", help="e.g. 2G (prune)")
+    brought = _adapter_commands()
+    for command in brought.values():
+        command.arguments(
+            sub.add_parser(command.name, help=command.help, description=command.description)
+        )
     init = sub.add_parser(
         "init",
         help="write the downstream example into a repository: cases, known failures, a workflow",
@@ -511,8 +488,8 @@ def main(argv: list[str] | None = None) -> int:
         return export_edges(ns.paths, families, ns.output)
     if ns.command == "init":
         return init_command(ns.dir, ns.force)
-    if ns.command == "jax-cache":
-        return jax_cache_command(ns.action, ns.max_size)
+    if ns.command in brought:
+        return brought[ns.command].run(ns)
     if ns.command in report_commands.COMMANDS:
         return report_commands.run_command(ns)
     parser.error(f"unknown command {ns.command}")

@@ -1,9 +1,10 @@
 """Where a run's time goes: phase totals per process, sent from xdist workers to the controller.
 
 Phases are exclusive (time in a nested phase is not counted again in the outer one), so the
-totals add up to the time items took; ``items`` is what is left for the harness itself. JAX's
-own compile-time events are kept beside them as an *included* figure (they happen inside
-``framework``). ``conformance bench`` reads the summary from results.json.
+totals add up to the time items took; ``items`` is what is left for the harness itself. A
+framework's own events (JAX's compile times, reported by the NumPyro adapter) are kept beside
+them as *included* figures (they happen inside ``framework``). ``conformance bench`` reads the
+summary from results.json.
 """
 
 from __future__ import annotations
@@ -74,27 +75,3 @@ def snapshot() -> dict[str, Any]:
         "counts": dict(sorted(_counts.items())),
         "peak_rss_mb": round(peak_rss_mb(), 1),
     }
-
-
-_JAX_LISTENING = False
-
-
-def listen_to_jax() -> None:
-    """Adds JAX's tracing, lowering and XLA compile durations to ``included``."""
-    global _JAX_LISTENING
-    if _JAX_LISTENING:
-        return
-    _JAX_LISTENING = True
-    try:
-        from jax import monitoring
-    except ImportError:
-        return
-
-    def on_duration(event: str, duration: float, **_: Any) -> None:
-        if event.startswith("/jax/core/compile/"):
-            add_included("jax_compile", duration)
-        elif "compilation_cache" in event and "retrieval" in event:
-            add_included("jax_cache_load", duration)
-
-    with contextlib.suppress(AttributeError):
-        monitoring.register_event_duration_secs_listener(on_duration)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import importlib.metadata
 from functools import cache
 
-from conformance.adapters.base import Adapter, import_dotted
-from conformance.adapters.gpytorch_adapter import (
+from conformance.adapters.base import Adapter, Command, import_dotted
+from conformance.adapters.gpytorch.adapter import (
     GpytorchAdapter,
     GpytorchBlockDiagAdapter,
     GpytorchDenseAdapter,
@@ -15,8 +15,8 @@ from conformance.adapters.gpytorch_adapter import (
     GpytorchKroneckerAdapter,
     GpytorchRootAdapter,
 )
-from conformance.adapters.numpyro_adapter import NumpyroAdapter
-from conformance.adapters.torch_adapter import TorchAdapter
+from conformance.adapters.numpyro.adapter import NumpyroAdapter
+from conformance.adapters.torch.adapter import TorchAdapter
 
 BUILTIN: tuple[type[Adapter], ...] = (
     TorchAdapter,
@@ -58,6 +58,26 @@ def entry_point_adapters() -> tuple[type[Adapter], ...]:
     return tuple(found)
 
 
+def installed_adapter_classes() -> tuple[type[Adapter], ...]:
+    """The built-in adapters and those registered under the entry point group."""
+    return (*BUILTIN, *entry_point_adapters())
+
+
+def reported_packages(classes: tuple[type[Adapter], ...] | None = None) -> tuple[str, ...]:
+    """The distributions whose versions a run reports, in adapter order, each once (an adapter
+    that declares none reports its own package)."""
+    found: dict[str, None] = {}
+    for cls in installed_adapter_classes() if classes is None else classes:
+        for name in cls.reported_packages or (cls.package,):
+            found[name] = None
+    return tuple(found)
+
+
+def imported_modules(classes: tuple[type[Adapter], ...] = BUILTIN) -> tuple[str, ...]:
+    """The modules users import to use these adapters' frameworks, each once."""
+    return tuple(dict.fromkeys(m for cls in classes for m in cls.imported_modules or (cls.module,)))
+
+
 def all_adapters(extra: tuple[str, ...] = ()) -> dict[str, Adapter]:
     """Every adapter by name: built-ins, then entry points, then ``--adapter`` specs."""
     classes = [*BUILTIN, *entry_point_adapters(), *(load_adapter_class(s) for s in extra)]
@@ -67,4 +87,13 @@ def all_adapters(extra: tuple[str, ...] = ()) -> dict[str, Adapter]:
     return out
 
 
-__all__ = ["Adapter", "AdapterLoadError", "all_adapters", "load_adapter_class"]
+__all__ = [
+    "Adapter",
+    "AdapterLoadError",
+    "Command",
+    "all_adapters",
+    "imported_modules",
+    "installed_adapter_classes",
+    "load_adapter_class",
+    "reported_packages",
+]

@@ -8,11 +8,13 @@ It knows nothing of tolerances, oracles or reports. Third-party frameworks subcl
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import importlib
 import importlib.metadata
 from abc import ABC, abstractmethod
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
@@ -56,8 +58,31 @@ def split_mapped(
     return mapped, fixed, {k: in_axes[k] for k in mapped}  # type: ignore[misc]
 
 
+#: ``off``: adapters that keep compiled executables between runs keep none
+#: (``conformance run --no-executable-store``; xdist workers inherit the variable).
+EXECUTABLE_STORE_ENV = "CONFORMANCE_EXECUTABLE_STORE"
+
+
+@dataclass(frozen=True)
+class Command:
+    """A ``conformance`` subcommand a framework's adapter brings (NumPyro's cache pruning for
+    CI caches): its parser is filled by ``arguments``, ``run`` gets the parsed namespace and
+    returns the exit status."""
+
+    name: str
+    help: str
+    description: str
+    arguments: Callable[[argparse.ArgumentParser], None]
+    run: Callable[[argparse.Namespace], int]
+
+
 class Adapter(ABC):
-    """One framework (or one way of using it, e.g. GPyTorch with a RootLinearOperator)."""
+    """One framework (or one way of using it, e.g. GPyTorch with a RootLinearOperator).
+
+    Everything framework-specific is said here, by each adapter: its names, the distributions
+    whose versions a run reports, what a run's controller does when the workers are done, the
+    subcommands and fresh-cache settings it brings. Nothing outside ``conformance/adapters``
+    (and the framework-specific ``conformance/mutants``) names a framework."""
 
     #: The adapter's name as it appears in item ids and results (``torch``, ``gpytorch.root``).
     name: ClassVar[str]
@@ -79,10 +104,35 @@ class Adapter(ABC):
     #: runs ``Prior.log_prob`` over torch's Normal and does not count).
     distribution_modules: ClassVar[tuple[str, ...]] = ()
     distribution_bases: ClassVar[tuple[str, ...]] = ()
+    #: Installed distributions whose versions a run reports (results.json's ``frameworks``,
+    #: the report header, ``conformance --version``), the framework's own and what it runs on.
+    reported_packages: ClassVar[tuple[str, ...]] = ()
+    #: Modules a user's program imports to use the framework (the benchmark times their import
+    #: in a fresh interpreter).
+    imported_modules: ClassVar[tuple[str, ...]] = ()
     #: What the framework raises ValueError for by default: ``all`` (invalid parameters and
     #: values outside the support), ``params`` (invalid parameters only) or ``none``. A binding
     #: may override it. Checks hold the framework to this declaration.
     validation: ClassVar[str] = "all"
+
+    # ----- the run around the items (class-level: no instance, no framework import) --------
+    @classmethod
+    def after_run(cls, started: float) -> None:
+        """On the controller, once xdist workers ran items: e.g. share what each worker
+        cached with the others, so the next run starts warm everywhere. ``started``: the run's
+        start (``time.time()``). Nothing, for a framework that keeps nothing between runs."""
+        return None
+
+    @classmethod
+    def commands(cls) -> tuple[Command, ...]:
+        """The ``conformance`` subcommands this framework brings."""
+        return ()
+
+    @classmethod
+    def fresh_cache_environment(cls, directory: str) -> dict[str, str]:
+        """Variables that give a run an empty compilation cache under ``directory``
+        (``conformance bench --cold``); empty where the framework keeps none between runs."""
+        return {}
 
     # ----- availability -------------------------------------------------------------------
     def unavailable(self) -> str | None:

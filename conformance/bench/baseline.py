@@ -9,6 +9,7 @@ suite's wall time divided by this is the harness overhead ratio.
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import os
 import sys
@@ -67,10 +68,10 @@ def run(selection: list[str]) -> dict[str, Any]:
 
     started = time.perf_counter()
     t0 = time.perf_counter()
-    import gpytorch  # noqa: F401  - imports are part of the bare cost too
-    import jax  # noqa: F401
-    import numpyro  # noqa: F401
-    import torch  # noqa: F401
+    from conformance.adapters import imported_modules
+
+    for module in imported_modules():  # imports are part of the bare cost too
+        importlib.import_module(module)
 
     imports = time.perf_counter() - t0
     options, rest = parse_options(selection)

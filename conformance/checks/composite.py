@@ -45,7 +45,7 @@ class CompositeCheck(Check):
         failures: list[CheckResult] = []
         skipped: list[str] = []
         # The gradient runs first: a compiled gradient computes log_prob on the way, and the
-        # other parts then read it (see conformance.adapters.jax_compiled). Results are reported
+        # other parts then read it (see conformance.adapters.numpyro.compiled). Results are reported
         # in the parts' own order all the same.
         runnable = [
             p

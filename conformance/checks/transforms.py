@@ -108,7 +108,7 @@ class VmapCheck(_TransformCheck):
         problems: list[str] = []
         arrays: dict = {}
         # The gradient first: a compiled vmapped gradient computes the leading mode's log_prob
-        # on the way (see conformance.adapters.jax_compiled); reported after the modes.
+        # on the way (see conformance.adapters.numpyro.compiled); reported after the modes.
         grad_metrics: dict = {"modes": {}}
         grad_error: FrameworkError | None = None
         try:

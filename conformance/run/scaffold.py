@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 import subprocess
 from importlib import metadata
 from pathlib import Path
@@ -72,3 +73,14 @@ def scaffold(target: Path, force: bool = False, commit: str | None = None) -> li
         path.write_text(text, encoding="utf-8")
         written.append(path)
     return written
+
+
+def run_command(target: Path) -> str:
+    """The command that runs what :func:`scaffold` wrote under ``target``, for the framework
+    its workflow names (the example's own choice, read from the file)."""
+    workflow = (target / FILES[2]).read_text(encoding="utf-8")
+    found = re.search(r"^\s*framework:\s*([\w.]+)", workflow, re.M)
+    cases = shlex.quote(str(target / "conformance" / "cases"))
+    known = shlex.quote(str(target / FILES[1]))
+    framework = f" --framework {found.group(1)}" if found else ""
+    return f"conformance run --cases {cases} --known-failures {known}{framework}"

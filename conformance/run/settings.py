@@ -25,6 +25,7 @@ from conformance.operations import Operation
 from conformance.run import memory, robustness
 from conformance.run.arguments import builtin_cases
 from conformance.run.options import DEFAULT_RESULTS, add_options, env_list, split_list
+from conformance.sizes import parse_size
 
 if TYPE_CHECKING:
     from conformance.records.known_failures import Index
@@ -338,16 +339,12 @@ def _robustness(src: _Sources) -> dict:
         ) from None
     try:
         out["worker_memory"] = (
-            robustness.DEFAULT_WORKER_MEMORY
-            if cap_text is None
-            else robustness.parse_size(cap_text)
+            robustness.DEFAULT_WORKER_MEMORY if cap_text is None else parse_size(cap_text)
         )
     except ValueError as exc:
         raise SettingsError(f"{src.names['worker_memory']}: {exc}") from None
     try:
-        out["memory_budget"] = (
-            memory.DEFAULT_BUDGET if budget is None else robustness.parse_size(budget)
-        )
+        out["memory_budget"] = memory.DEFAULT_BUDGET if budget is None else parse_size(budget)
     except ValueError as exc:
         raise SettingsError(f"{src.names['memory_budget']}: {exc}") from None
     cap = src.given("max_elements", "CONFORMANCE_MAX_ELEMENTS")

@@ -8,7 +8,6 @@ every report (the xdist controller), and only when case items were collected.
 
 from __future__ import annotations
 
-import contextlib
 import datetime as dt
 import json
 import os
@@ -22,7 +21,8 @@ from pathlib import Path
 import pytest
 
 from conformance import __version__
-from conformance.adapters import jax_cache
+from conformance.adapters import installed_adapter_classes, reported_packages
+from conformance.adapters.base import EXECUTABLE_STORE_ENV
 from conformance.kinds import Kind
 from conformance.records import known_failures
 from conformance.records.results import (
@@ -49,17 +49,8 @@ from conformance.run.settings import Settings, SettingsError, split_list
 from conformance.run.subject_factory import SubjectFactory
 from conformance.versions import version_text
 
-#: Distributions whose versions a run reports (frameworks and what they run on).
-REPORTED_PACKAGES = (
-    "torch",
-    "jax",
-    "jaxlib",
-    "numpyro",
-    "gpytorch",
-    "linear_operator",
-    "numpy",
-    "scipy",
-)
+#: What the oracle runs on, reported after the adapters' own distributions.
+ORACLE_PACKAGES = ("numpy", "scipy")
 
 
 def _settings(config: pytest.Config) -> Settings:
@@ -112,7 +103,7 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError("; ".join(problems))
     config.stash[SETTINGS_KEY] = settings
     if getattr(config.option, "conformance_no_executable_store", None):
-        os.environ[jax_cache.STORE_ENV] = "off"  # xdist workers inherit it
+        os.environ[EXECUTABLE_STORE_ENV] = "off"  # xdist workers inherit it
     config.stash[FACTORY_KEY] = SubjectFactory(settings.device, settings.property_examples)
     config.pluginmanager.register(timing_plugin.TimingPlugin(config), "conformance-timing")
     if not hasattr(config, "workerinput"):
@@ -225,7 +216,9 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 
 def _versions() -> dict[str, str]:
-    return {name: version_text(name) for name in REPORTED_PACKAGES}
+    """Each adapter's reported distributions (frameworks and what they run on), then the
+    oracle's."""
+    return {name: version_text(name) for name in (*reported_packages(), *ORACLE_PACKAGES)}
 
 
 def _env() -> dict[str, str]:
@@ -352,8 +345,8 @@ class Recorder:
         records = self.collector.finalize(*reasons)
         if records and getattr(self.config.option, "numprocesses", None):
             # Only after xdist workers ran items (they are done: nothing writes the caches).
-            with contextlib.suppress(OSError):
-                jax_cache.share_between_workers(changed_since=self.started)
+            for adapter in installed_adapter_classes():
+                adapter.after_run(self.started)
         if not records and exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED:
             planned, why = self._why_nothing(settings)
             if not (planned and settings.shard is not None):  # (an empty shard: exit 0, below)

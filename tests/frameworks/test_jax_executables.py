@@ -24,13 +24,13 @@ PROBE = textwrap.dedent(
     import json, sys
     import numpy as np
     from conformance import timing
-    from conformance.adapters.numpyro_adapter import NumpyroAdapter
+    from conformance.adapters.numpyro.adapter import NumpyroAdapter
     from conformance.registry import Binding
 
     import numpyro.distributions as dist
 
     if sys.argv[2:] == ["jax-cache-only"]:
-        from conformance.adapters import jax_executables
+        from conformance.adapters.numpyro import executables as jax_executables
 
         jax_executables.store = lambda: jax_executables.ExecutableStore(None)
     if sys.argv[2:] == ["mutant"]:  # what conformance.mutants.plugin does in a run
@@ -166,9 +166,9 @@ def test_keys_name_what_decides_a_trace(monkeypatch) -> None:
     import jax.numpy as jnp
     import numpy as np
 
-    from conformance.adapters import jax_executables
-    from conformance.adapters.jax_compiled import CompiledFunctions, _static_token
-    from conformance.adapters.numpyro_adapter import NumpyroAdapter
+    from conformance.adapters.numpyro import executables as jax_executables
+    from conformance.adapters.numpyro.adapter import NumpyroAdapter
+    from conformance.adapters.numpyro.compiled import CompiledFunctions, _static_token
     from conformance.registry import Binding
 
     store = jax_executables.ExecutableStore(None)
@@ -207,13 +207,13 @@ BOUNDED = textwrap.dedent(
     import json, sys
     import numpy as np
     from conformance import timing
-    from conformance.adapters.jax_compiled import CompiledFunctions
-    from conformance.adapters.numpyro_adapter import NumpyroAdapter
+    from conformance.adapters.numpyro.compiled import CompiledFunctions
+    from conformance.adapters.numpyro.adapter import NumpyroAdapter
     from conformance.registry import Binding
 
     CompiledFunctions.LIVE_EXECUTABLES = 3
     if sys.argv[1:] == ["unsaved"]:  # a full disk, an executable JAX cannot serialize
-        from conformance.adapters.jax_executables import ExecutableStore
+        from conformance.adapters.numpyro.executables import ExecutableStore
 
         ExecutableStore.save = lambda self, key, compiled, facts: False
     adapter = NumpyroAdapter()

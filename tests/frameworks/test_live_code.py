@@ -1,4 +1,4 @@
-"""Fingerprints of live code (conformance.adapters.live_code): what changes them and what must
+"""Fingerprints of live code (conformance.adapters.numpyro.live_code): what changes them and what must
 not.
 
 A small framework (``fakefw``: a base class, distributions, helpers, a dispatch registry and a
@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance.adapters import live_code
+from conformance.adapters.numpyro import live_code
 
 FAKEFW = {
     "__init__.py": """
@@ -228,10 +228,10 @@ def test_another_packages_tag_on_an_installed_function_does_not_count(fakefw, mo
 PROBE = textwrap.dedent(
     """
     import json, sys
-    from conformance.adapters import jax_executables
-    from conformance.adapters.jax_compiled import constructors
+    from conformance.adapters.numpyro import executables as jax_executables
+    from conformance.adapters.numpyro.compiled import constructors
     from conformance.adapters.base import import_dotted
-    from conformance.adapters.numpyro_adapter import NumpyroAdapter
+    from conformance.adapters.numpyro.adapter import NumpyroAdapter
 
     if sys.argv[1] == "after-jax-ran":  # whatever ran first in this process
         import jax
@@ -316,5 +316,5 @@ def test_a_mutant_changes_the_keys_without_the_store_knowing_of_mutants() -> Non
     plain = probe("plain", "0")
     mutated = probe("mutant", "0")
     assert mutated["process"] != plain["process"]
-    source = Path(live_code.__file__).with_name("jax_executables.py").read_text()
+    source = Path(live_code.__file__).with_name("executables.py").read_text()
     assert "mutant" not in source.lower()

@@ -2,7 +2,9 @@
 (checks read only the subject; the plan needs no pytest).
 
 Imports are read from the source (ast), at any depth in a module — a function-level import is
-still a dependency — except those under ``if TYPE_CHECKING:``, which never run.
+still a dependency. Those under ``if TYPE_CHECKING:`` never run: they count for circles (a
+circle hidden from the interpreter is still one for a reader and for static tools), not for
+the run-time boundaries (a check may name the subject's types).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ VOCABULARY = {
     "kinds",
     "names",
     "operations",
+    "sizes",
     "timing",
     "versions",
 }
@@ -46,12 +49,19 @@ def _modules() -> dict[str, Path]:
     }
 
 
-def _runtime_imports(path: Path, name: str, known: set[str]) -> set[str]:
-    """The project modules ``path`` imports when it runs (TYPE_CHECKING blocks left out)."""
+def _runtime_imports(
+    path: Path, name: str, known: set[str], type_checking: bool = False
+) -> set[str]:
+    """The project modules ``path`` imports when it runs (TYPE_CHECKING blocks left out, or
+    with ``type_checking`` counted too)."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     skipped: set[int] = set()
     for node in ast.walk(tree):
-        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+        if (
+            not type_checking
+            and isinstance(node, ast.If)
+            and "TYPE_CHECKING" in ast.unparse(node.test)
+        ):
             skipped.update(id(n) for stmt in node.body for n in ast.walk(stmt))
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     out: set[str] = set()
@@ -79,16 +89,18 @@ def _runtime_imports(path: Path, name: str, known: set[str]) -> set[str]:
     return out
 
 
-def _graph() -> dict[str, set[str]]:
+def _graph(type_checking: bool = False) -> dict[str, set[str]]:
     modules = _modules()
     known = set(modules)
-    graph = {name: _runtime_imports(path, name, known) for name, path in modules.items()}
+    graph = {
+        name: _runtime_imports(path, name, known, type_checking) for name, path in modules.items()
+    }
     # Importing a package's module runs the package's __init__ first: that is not a circle.
     return {m: {t for t in deps if not m.startswith(t + ".")} for m, deps in graph.items()}
 
 
 def test_no_import_circles() -> None:
-    graph = _graph()
+    graph = _graph(type_checking=True)
     assert len(graph) > 50  # the walk found the package
     try:
         graphlib.TopologicalSorter(graph).prepare()
@@ -184,3 +196,58 @@ def test_plan_needs_no_pytest() -> None:
     )
     assert proc.returncode == 0, proc.stderr
     assert int(proc.stdout) > 50
+
+
+#: The frameworks and what they run on: only their adapters (and the mutants, which patch them)
+#: may name them in code.
+FRAMEWORKS = {"torch", "jax", "jaxlib", "numpyro", "gpytorch", "linear_operator"}
+
+
+def _framework_mentions(path: Path) -> list[str]:
+    """Imports of a framework, and string constants that are a framework's name or a dotted
+    path into one (``"torch"``, ``"numpyro.distributions.Normal"``), docstrings aside."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    docstrings = {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+        and isinstance(node.body[0].value, ast.Constant)
+    }
+    found = []
+    for node in ast.walk(tree):
+        names: list[str] = []
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0:
+            names = [node.module or ""]
+        elif (
+            isinstance(node, ast.Constant)
+            and isinstance(node.value, str)
+            and id(node) not in docstrings
+        ):
+            names = [node.value] if " " not in node.value.strip() else []
+        found += [
+            f"{path.relative_to(ROOT)}:{node.lineno}: {n}"
+            for n in names
+            if n.split(".")[0].lstrip("-=") in FRAMEWORKS or n.split("=")[-1] in FRAMEWORKS
+        ]
+    return found
+
+
+def test_only_adapters_name_a_framework() -> None:
+    """Everything framework-specific is an adapter's to say (its names, reported versions,
+    what it does after a run, its commands): nothing else imports a framework or spells its
+    name in code. The fault-injecting mutants patch frameworks by design."""
+    allowed = (ROOT / "conformance" / "adapters", ROOT / "conformance" / "mutants")
+    offenders = [
+        mention
+        for path in sorted((ROOT / "conformance").rglob("*.py"))
+        if not path.is_relative_to(ROOT / "conformance" / "reference")
+        and not any(path.is_relative_to(a) for a in allowed)
+        for mention in _framework_mentions(path)
+    ]
+    assert not offenders, "\n".join(offenders)
+    # The rule finds what it is about: the adapters do name their frameworks.
+    assert _framework_mentions(ROOT / "conformance" / "adapters" / "torch" / "adapter.py")

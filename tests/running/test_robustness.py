@@ -25,6 +25,7 @@ from conformance.records import results as results_module
 from conformance.records.results import load_results, write_atomic
 from conformance.run import robustness
 from conformance.run.arguments import in_pytest_spelling
+from conformance.sizes import parse_size
 
 REPO = Path(__file__).resolve().parents[2]
 SUPPORT = REPO / "tests" / "support"
@@ -351,12 +352,12 @@ def test_xdist_switched_off_or_configured_is_left_alone(monkeypatch) -> None:
     [("8G", 8 << 30), ("512M", 512 << 20), ("1.5GiB", 3 << 29), ("1000", 1000), ("off", None)],
 )
 def test_parse_size(text: str, size: int | None) -> None:
-    assert robustness.parse_size(text) == size
+    assert parse_size(text) == size
 
 
 def test_parse_size_refuses_nonsense() -> None:
     with pytest.raises(ValueError, match="not a size"):
-        robustness.parse_size("lots")
+        parse_size("lots")
 
 
 def test_a_dump_keeps_the_error_and_the_frameworks_frames() -> None:

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from conformance.adapters.torch_adapter import TorchAdapter
+from conformance.adapters.torch.adapter import TorchAdapter
 
 
 def _numpyro_base():
-    from conformance.adapters.numpyro_adapter import NumpyroAdapter
+    from conformance.adapters.numpyro.adapter import NumpyroAdapter
 
     return NumpyroAdapter
 
@@ -158,7 +158,7 @@ class EagerOnlyAdapter(_numpyro_base()):  # type: ignore[misc]
     def log_prob(self, dist, value):
         import jax
 
-        from conformance.adapters.jax_compiled import Deferred
+        from conformance.adapters.numpyro.compiled import Deferred
 
         lp = dist.log_prob(value)
         if not isinstance(dist, Deferred) and not isinstance(value, jax.core.Tracer):

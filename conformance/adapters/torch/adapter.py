@@ -9,8 +9,9 @@ from typing import Any, ClassVar
 import numpy as np
 
 from conformance.adapters.base import Adapter, split_mapped
+from conformance.adapters.torch.dialect import TorchDialect
 from conformance.operations import Operation
-from conformance.records.dialects import Dialect, TorchDialect
+from conformance.records.dialects import Dialect
 
 
 class TorchAdapter(Adapter):
@@ -21,6 +22,8 @@ class TorchAdapter(Adapter):
     family_module = "torch.distributions"
     distribution_modules = ("torch.distributions",)
     distribution_bases = ("torch.distributions.Distribution",)
+    reported_packages = ("torch",)
+    imported_modules = ("torch",)
 
     def reproducer(self) -> Dialect | None:
         return TorchDialect()

@@ -1,7 +1,7 @@
 """numpyro.distributions on JAX, compiled by default as its users run it.
 
 Construction, ``log_prob``, gradients, vmap and effect-handler sites each evaluate inside one
-``jax.jit`` function per binding and operation (see :mod:`conformance.adapters.jax_compiled`);
+``jax.jit`` function per binding and operation (see :mod:`conformance.adapters.numpyro.compiled`);
 :meth:`NumpyroAdapter.eager` is the same framework op by op, for the ``eager`` check and for
 inputs outside the support or domain (validation errors and warnings are eager behaviour:
 under ``jax.jit`` NumPyro cannot see the values).
@@ -19,11 +19,12 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from conformance.adapters import jax_cache, jax_lowering
-from conformance.adapters.base import Adapter, split_mapped
-from conformance.adapters.jax_compiled import CompiledFunctions, Deferred, signature
+from conformance.adapters.base import Adapter, Command, split_mapped
+from conformance.adapters.numpyro import cache, lowering
+from conformance.adapters.numpyro.compiled import CompiledFunctions, Deferred, signature
+from conformance.adapters.numpyro.dialect import JaxDialect
 from conformance.operations import Operation
-from conformance.records.dialects import Dialect, JaxDialect
+from conformance.records.dialects import Dialect
 from conformance.registry import Binding
 
 
@@ -55,7 +56,7 @@ class NumpyroAdapter(Adapter):
     distribution_modules = ("numpyro.distributions",)
     distribution_bases = ("numpyro.distributions.Distribution",)
     # What a compiled function's trace can run, for the executable store's key
-    # (conformance.adapters.jax_executables.code_scope): these packages' loaded modules, live;
+    # (conformance.adapters.numpyro.executables.code_scope): these packages' loaded modules, live;
     # jaxlib by version and source (a compiled extension whose Python half is run-time state);
     # the modules traces import lazily, imported first so every process walks the same set;
     # NumPyro keeps settings in module globals and class attributes (enable_validation), JAX in
@@ -72,6 +73,25 @@ class NumpyroAdapter(Adapter):
     )
     setting_packages: ClassVar[tuple[str, ...]] = ("numpyro",)
     distribution_base: ClassVar[str] = "numpyro.distributions.Distribution"
+    reported_packages: ClassVar[tuple[str, ...]] = ("jax", "jaxlib", "numpyro")
+    imported_modules: ClassVar[tuple[str, ...]] = ("jax", "numpyro")
+
+    @classmethod
+    def after_run(cls, started: float) -> None:
+        """Give each worker's JAX cache directory what the others compiled (see
+        :func:`~conformance.adapters.numpyro.cache.share_between_workers`)."""
+        with contextlib.suppress(OSError):
+            cache.share_between_workers(changed_since=started)
+
+    @classmethod
+    def commands(cls) -> tuple[Command, ...]:
+        from conformance.adapters.numpyro.commands import JAX_CACHE
+
+        return (JAX_CACHE,)
+
+    @classmethod
+    def fresh_cache_environment(cls, directory: str) -> dict[str, str]:
+        return {cache.ENV: directory}
 
     def reproducer(self) -> Dialect | None:
         return JaxDialect(compiled=self.evaluates_compiled())
@@ -91,8 +111,8 @@ class NumpyroAdapter(Adapter):
 
     @contextlib.contextmanager
     def precision(self, dtype: str) -> Iterator[None]:
-        jax_cache.configure()
-        jax_lowering.share_context()
+        cache.configure()
+        lowering.share_context()
         # Before anything is traced: the code patched at start-up (sitecustomize, a session
         # fixture) is what the executable store keys on, the same set in every process.
         self._functions.take_fingerprint()
@@ -110,7 +130,7 @@ class NumpyroAdapter(Adapter):
         jax = sys.modules.get("jax")
         if jax is not None:
             jax.clear_caches()
-        jax_lowering.drop_context()
+        lowering.drop_context()
 
     def _device(self, device: str) -> Any:
         import jax

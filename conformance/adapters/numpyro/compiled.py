@@ -4,7 +4,7 @@ NumPyro's users evaluate ``log_prob`` and its gradients compiled (MCMC, SVI and 
 run under ``jax.jit``), so that is what the suite tests by default. Each function is made once
 per (binding, static parameters, operation) and reused by every item: JAX's own cache then
 compiles once per shape signature and the persistent compilation cache (see
-:mod:`conformance.adapters.jax_cache`) keeps the executables between runs. Eager, op-by-op
+:mod:`conformance.adapters.numpyro.cache`) keeps the executables between runs. Eager, op-by-op
 evaluation keeps its own check (``eager``).
 """
 
@@ -15,11 +15,11 @@ import hashlib
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-from conformance.adapters import jax_cache, jax_executables
 from conformance.adapters.base import import_dotted
-from conformance.adapters.jax_executables import argument_avals
+from conformance.adapters.numpyro import cache, executables
+from conformance.adapters.numpyro.executables import argument_avals
 from conformance.registry import Binding
 
 
@@ -35,8 +35,11 @@ def constructors(spec: Any) -> Iterator[Any]:
             yield from constructors(value)
 
 
-if TYPE_CHECKING:
-    from conformance.adapters.numpyro_adapter import NumpyroAdapter
+class CompilesLogProb(Protocol):
+    """What a :class:`Deferred` asks of the adapter that made it (the adapter imports this
+    module, not the other way round)."""
+
+    def compiled_log_prob(self, dist: Deferred, value: Any) -> Any: ...
 
 
 @dataclass(frozen=True, eq=False)
@@ -44,7 +47,7 @@ class Deferred:
     """A distribution the compiled path builds inside each compiled function, as a model under
     ``jax.jit`` does; its shapes come from tracing the construction once per signature."""
 
-    adapter: NumpyroAdapter
+    adapter: CompilesLogProb
     binding: Binding
     arrays: Mapping[str, Any]
     static: Mapping[str, Any]
@@ -90,7 +93,7 @@ class Facts(dict):
 
 class StoredFunction:
     """A ``jax.jit`` function compiled once per argument signature, each executable looked
-    up in the :class:`~conformance.adapters.jax_executables.ExecutableStore` before tracing."""
+    up in the :class:`~conformance.adapters.executables.ExecutableStore` before tracing."""
 
     def __init__(self, owner: CompiledFunctions, name: Hashable, jitted: Any) -> None:
         self._owner, self.name, self._jitted = owner, name, jitted
@@ -166,7 +169,7 @@ class CompiledFunctions:
             live.move_to_end(key)
             return
         live[key] = function
-        if jax_executables.store().directory is None:
+        if executables.store().directory is None:
             return  # nothing to load them from: a dropped executable would be compiled again
         while len(live) > self.LIVE_EXECUTABLES:
             (_, old_avals), old = live.popitem(last=False)
@@ -174,8 +177,8 @@ class CompiledFunctions:
 
     def take_fingerprint(self) -> None:
         """Fingerprint the live code this process traces, once (no-op without a store)."""
-        if jax_executables.store().directory is not None:
-            jax_executables.code_fingerprint(self.owner)
+        if executables.store().directory is not None:
+            executables.code_fingerprint(self.owner)
 
     def _binding_token(self, binding: Binding) -> str:
         # Bindings are long-lived registry objects holding dicts (they do not hash): named by
@@ -185,9 +188,9 @@ class CompiledFunctions:
         found = self._bindings.get(id(binding))
         if found is None:
             token = hashlib.blake2b(binding.model_dump_json().encode(), digest_size=12)
-            if jax_executables.store().directory is not None:
+            if executables.store().directory is not None:
                 roots = (import_dotted(binding.constructor), *constructors(binding.args))
-                token.update(jax_executables.binding_fingerprint(self.owner, roots).encode())
+                token.update(executables.binding_fingerprint(self.owner, roots).encode())
             found = self._bindings[id(binding)] = (binding, token.hexdigest())
         return found[1]
 
@@ -219,7 +222,7 @@ class CompiledFunctions:
         trace."""
         import jax
 
-        store = jax_executables.store()
+        store = executables.store()
         if store.directory is None:
             return trace()
         avals = (bool(jax.config.jax_enable_x64), argument_avals(args))
@@ -233,7 +236,7 @@ class CompiledFunctions:
     def compile(self, name: Hashable, jitted: Any, avals: Hashable, args: tuple) -> Any:
         """The executable of ``jitted`` for ``args``: stored by an earlier run, or traced,
         compiled and stored now."""
-        store = jax_executables.store()
+        store = executables.store()
         if store.directory is None:
             return jitted.lower(*args).compile()
         device = _device_of(args)
@@ -243,7 +246,7 @@ class CompiledFunctions:
             compiled, facts = found
             self.values.update(facts)
             return compiled
-        with self.values.recording() as facts, jax_cache.bypassed() as storable:
+        with self.values.recording() as facts, cache.bypassed() as storable:
             compiled = jitted.lower(*args).compile()
         if not (storable and store.save(key, compiled, facts)):
             self._pinned.add((name, avals))

@@ -13,7 +13,7 @@ their serialized text, keeps hitting the entries written without sharing), so th
 and every result are the same: ``tests/frameworks/test_jax_lowering.py`` compares the lowered text and the
 values eagerly and compiled, with and without sharing, in fresh processes. Nothing here touches
 numerics. The shared context is dropped with the other compiled caches when a worker outgrows
-its memory budget (:meth:`~conformance.adapters.numpyro_adapter.NumpyroAdapter.release_caches`),
+its memory budget (:meth:`~conformance.adapters.numpyro.adapter.NumpyroAdapter.release_caches`),
 so what it accumulates is bounded like they are.
 
 A JAX without this function (an old release in a version-matrix run) lowers as it always did.

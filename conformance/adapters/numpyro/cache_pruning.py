@@ -20,7 +20,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from conformance.adapters import jax_cache
+from conformance.adapters.numpyro import cache
 from conformance.versions import version_text
 
 MARK = ".conformance-mark"
@@ -112,4 +112,4 @@ def prune(root: Path, max_size: int | None = None, jaxlib: str | None = None) ->
 
 def default_root() -> Path | None:
     """The directory ``CONFORMANCE_JAX_CACHE`` names (or the default), None when off."""
-    return jax_cache._root()
+    return cache._root()

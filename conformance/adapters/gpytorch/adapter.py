@@ -11,34 +11,19 @@ held to a tolerance declared in the registry. Every record notes the path that r
 from __future__ import annotations
 
 import contextlib
-import inspect
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, ClassVar
 
 import numpy as np
 
 from conformance.adapters.base import import_dotted
+from conformance.adapters.gpytorch.covariance import covariance
+from conformance.adapters.gpytorch.dialect import GpytorchDialect
 from conformance.adapters.structure import block_size, kronecker_factors
-from conformance.adapters.torch_adapter import TorchAdapter
+from conformance.adapters.torch.adapter import TorchAdapter
 from conformance.operations import Operation
-from conformance.records.dialects import Dialect, TorchDialect
+from conformance.records.dialects import Dialect
 from conformance.registry import Binding
-
-_OPS = "linear_operator.operators"
-
-
-def _is_covariance(binding: Binding, name: str) -> bool:
-    """Whether parameter ``name`` is what the constructor receives as its covariance."""
-    if binding.args is not None:
-        return binding.args.get("covariance_matrix") == {"param": name}
-    return binding.keyword(name) == "covariance_matrix"
-
-
-def _covariance(binding: Binding, params: Mapping[str, Any]) -> tuple[str, Any] | None:
-    for name, array in params.items():
-        if _is_covariance(binding, name):
-            return name, array
-    return None
 
 
 class GpytorchAdapter(TorchAdapter):
@@ -57,11 +42,13 @@ class GpytorchAdapter(TorchAdapter):
     family_module = None  # only the families the registry binds (not torch's convention)
     distribution_modules = ("gpytorch.distributions", "gpytorch.priors")
     distribution_bases = ("torch.distributions.Distribution", "gpytorch.priors.Prior")
+    reported_packages = ("gpytorch", "linear_operator")
+    imported_modules = ("gpytorch", "linear_operator")
     operator: ClassVar[str] = "tensor"
 
     # ----- structure --------------------------------------------------------------------------
     def unsupported_inputs(self, binding: Binding, params: Mapping[str, np.ndarray]) -> str | None:
-        found = _covariance(binding, params)
+        found = covariance(binding, params)
         if found is None:
             return None
         name, mat = found
@@ -82,11 +69,11 @@ class GpytorchAdapter(TorchAdapter):
     def operator_call(
         self, matrix: Callable[[], np.ndarray]
     ) -> tuple[Callable[..., Any], tuple] | None:
-        """The function of :mod:`~conformance.adapters.gpytorch_operators` that builds this
+        """The function of :mod:`~conformance.adapters.gpytorch.operators` that builds this
         adapter's operator from the covariance tensor, and its arguments after the tensor; None
         for a plain tensor. ``matrix()`` gives the covariance's values, read only where the
         structure needs them (a tensor under vmap has none to read)."""
-        from conformance.adapters import gpytorch_operators as ops
+        from conformance.adapters.gpytorch import operators as ops
 
         op = self.operator
         if op == "tensor":
@@ -105,7 +92,7 @@ class GpytorchAdapter(TorchAdapter):
         return array if call is None else call[0](array, *call[1])
 
     def construct(self, binding: Binding, params: Mapping[str, Any]) -> Any:
-        found = _covariance(binding, params)
+        found = covariance(binding, params)
         wrapped = dict(params)
         if found is not None:
             wrapped[found[0]] = self.wrap_covariance(found[1])
@@ -140,7 +127,7 @@ class GpytorchAdapter(TorchAdapter):
         """Which numerical path GPyTorch takes for this covariance, and the settings deciding it."""
         import gpytorch
 
-        found = _covariance(binding, params)
+        found = covariance(binding, params)
         n = int(np.shape(found[1])[-1]) if found is not None else 0
         with self.path_settings():
             fast = bool(gpytorch.settings.fast_computations.log_prob.on())
@@ -161,46 +148,6 @@ class GpytorchAdapter(TorchAdapter):
     # ----- reproducers ---------------------------------------------------------------------------
     def reproducer(self) -> Dialect | None:
         return GpytorchDialect(self)
-
-
-class GpytorchDialect(TorchDialect):
-    """torch's dialect, plus the adapter's covariance operator (its own function's source), the
-    settings of its numerical path and the seed of its probes."""
-
-    def __init__(self, adapter: GpytorchAdapter) -> None:
-        self.adapter = adapter
-
-    def _call(self, binding: Binding, arrays: Mapping[str, Any]):
-        found = _covariance(binding, arrays)
-        return None if found is None else self.adapter.operator_call(lambda: np.asarray(found[1]))
-
-    def argument(self, binding: Binding, keyword: str, expr: str, arrays: Mapping[str, Any]) -> str:
-        call = self._call(binding, arrays)
-        if keyword != "covariance_matrix" or call is None:
-            return expr
-        function, args = call
-        return f"{function.__name__}({', '.join([expr, *map(repr, args)])})"
-
-    def definitions(self, binding: Binding, arrays: Mapping[str, Any]) -> list[str]:
-        call = self._call(binding, arrays)
-        if call is None:
-            return []
-        source = inspect.getsource(call[0]).splitlines()
-        return [ln.replace(": Any", "").replace(" -> Any", "") for ln in source]
-
-    def modules(self, binding: Binding) -> set[str]:
-        modules = {path.rpartition(".")[0] for path, _, _ in self.adapter.PATH_SETTINGS}
-        return modules | ({_OPS} if self.adapter.operator != "tensor" else set())
-
-    def contexts(self, binding: Binding) -> tuple[list[str], list[str]]:
-        contexts = [
-            f"{path}({', '.join([*map(repr, args), *(f'{k}={v!r}' for k, v in kwargs.items())])})"
-            for path, args, kwargs in self.adapter.PATH_SETTINGS
-        ]
-        seed = self.adapter.PROBE_SEED
-        if seed is None:
-            return contexts, []
-        return contexts, [f"torch.manual_seed({seed})  # the probes the check drew"]
 
 
 class GpytorchDenseAdapter(GpytorchAdapter):

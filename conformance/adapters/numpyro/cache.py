@@ -23,11 +23,12 @@ from pathlib import Path
 from packaging.version import InvalidVersion, Version
 
 from conformance import timing
+from conformance.adapters.base import EXECUTABLE_STORE_ENV
 from conformance.versions import version_text
 
 ENV = "CONFORMANCE_JAX_CACHE"
 #: ``off``: no executable store, JAX's own cache kept (``--no-executable-store``).
-STORE_ENV = "CONFORMANCE_EXECUTABLE_STORE"
+STORE_ENV = EXECUTABLE_STORE_ENV
 _OFF = ("off", "0", "none", "false")
 
 
@@ -51,7 +52,7 @@ def cache_dir() -> Path | None:
 
 def executables_dir() -> Path | None:
     """Where the suite keeps executables found before tracing
-    (:mod:`conformance.adapters.jax_executables`): one directory for every worker, off with
+    (:mod:`conformance.adapters.numpyro.executables`): one directory for every worker, off with
     JAX's cache, on the jaxlib releases that keep JAX's cache off, and with
     ``CONFORMANCE_EXECUTABLE_STORE=off`` (``--no-executable-store``)."""
     if os.environ.get(STORE_ENV, "").strip().lower() in _OFF:
@@ -77,6 +78,31 @@ def cache_is_safe(jaxlib_version: str) -> bool:
 _configured = False
 
 
+_LISTENING = False
+
+
+def _listen_to_compile_events() -> None:
+    """Adds JAX's tracing, lowering and XLA compile durations to the run's timing, as the
+    included figures ``jax_compile`` and ``jax_cache_load`` (``conformance bench`` shows them)."""
+    global _LISTENING
+    if _LISTENING:
+        return
+    _LISTENING = True
+    try:
+        from jax import monitoring
+    except ImportError:
+        return
+
+    def on_duration(event: str, duration: float, **_: object) -> None:
+        if event.startswith("/jax/core/compile/"):
+            timing.add_included("jax_compile", duration)
+        elif "compilation_cache" in event and "retrieval" in event:
+            timing.add_included("jax_cache_load", duration)
+
+    with contextlib.suppress(AttributeError):
+        monitoring.register_event_duration_secs_listener(on_duration)
+
+
 def configure() -> None:
     """Point JAX at the cache once per process, before its first compilation.
 
@@ -87,7 +113,7 @@ def configure() -> None:
     if _configured:
         return
     _configured = True
-    timing.listen_to_jax()
+    _listen_to_compile_events()
     path = cache_dir()
     if path is None or not cache_is_safe(version_text("jaxlib")):
         return

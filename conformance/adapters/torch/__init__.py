@@ -1,0 +1,1 @@
+"""torch.distributions: the adapter (:mod:`.adapter`) and how a reproducer writes torch (:mod:`.dialect`)."""
