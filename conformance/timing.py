@@ -15,9 +15,10 @@ import resource
 import time
 from collections import defaultdict
 from collections.abc import Callable, Iterator
-from typing import Any, TypeVar
+from typing import Any, ParamSpec, TypeVar
 
-F = TypeVar("F", bound=Callable[..., Any])
+P = ParamSpec("P")
+R = TypeVar("R")
 
 _exclusive: dict[str, float] = defaultdict(float)
 _included: dict[str, float] = defaultdict(float)
@@ -40,16 +41,16 @@ def phase(name: str) -> Iterator[None]:
             _stack[-1] += elapsed
 
 
-def timed(name: str) -> Callable[[F], F]:
+def timed(name: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
     """Decorator form of :func:`phase`."""
 
-    def decorate(fn: F) -> F:
+    def decorate(fn: Callable[P, R]) -> Callable[P, R]:
         @functools.wraps(fn)
-        def wrapper(*args: Any, **kwargs: Any) -> Any:
+        def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
             with phase(name):
                 return fn(*args, **kwargs)
 
-        return wrapper  # type: ignore[return-value]
+        return wrapper
 
     return decorate
 

@@ -433,7 +433,7 @@ class Family(ABC):
         return self.support(params, parametrization).contains(value, self.value.event_rank)
 
     def _params_valid(self, params: Arrays, parametrization: str, options: Options) -> np.ndarray:
-        ok = True
+        ok: np.ndarray | bool = True
         for name, pinfo in self.params(parametrization).items():
             ok = ok & domains.contains(pinfo.domain, params[name], pinfo.event_rank)
         return np.asarray(ok)

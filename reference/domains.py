@@ -23,7 +23,7 @@ _TOL = 1e-6  # simplex sums, symmetry and unit-norm rows: relative to float32 ro
 
 
 def _all_last(mask: np.ndarray, rank: int) -> np.ndarray:
-    return mask.all(axis=tuple(range(-rank, 0))) if rank else mask
+    return np.asarray(mask.all(axis=tuple(range(-rank, 0)))) if rank else mask
 
 
 def _finite(x: np.ndarray) -> np.ndarray:

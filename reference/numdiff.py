@@ -66,7 +66,7 @@ def _richardson(
     sel: tuple,
     unit: np.ndarray,
 ) -> np.ndarray:
-    table: list[np.ndarray] = []
+    table: list[list[np.ndarray]] = []  # Richardson's rows, each one longer
     for level in range(LEVELS):
         h = H0 * unit / 2.0**level
         plus = {k: v.copy() for k, v in base.items()}

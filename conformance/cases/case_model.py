@@ -8,7 +8,7 @@ parameter sets, event ranks, broadcasting — is checked by :mod:`conformance.ca
 from __future__ import annotations
 
 import sys
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Final, Literal
 
 from pydantic import (
     BaseModel,
@@ -25,7 +25,7 @@ from typing_extensions import TypeAliasType
 
 from conformance.dtypes import FloatName, ValueDType
 
-FORMAT_VERSION = 1
+FORMAT_VERSION: Final = 1
 
 CaseId = Annotated[
     str,
@@ -142,7 +142,7 @@ class SampleSpec(_Strict):
 # ----- literal arrays --------------------------------------------------------------------------
 LiteralArray = TypeAliasType(
     "LiteralArray",
-    "float | int | list[LiteralArray]",  # type: ignore[misc]
+    "float | int | list[LiteralArray]",
 )
 
 

@@ -125,12 +125,12 @@ def underflow_value(
     lo, hi = (inside, outside) if discrete else (_ordinal(inside), _ordinal(outside))
     while abs(hi - lo) > 1:
         mid = (lo + hi) // 2
-        lp = log_prob(float(mid) if discrete else _from_ordinal(mid))
+        lp = log_prob(float(mid) if discrete else _from_ordinal(int(mid)))
         if math.isfinite(lp) and lp <= level:
             hi = mid
         else:
             lo = mid
-    return float(hi) if discrete else _from_ordinal(hi)
+    return float(hi) if discrete else _from_ordinal(int(hi))
 
 
 def _ordinal(x: float) -> int:

@@ -7,7 +7,7 @@ pytest plugin turns those into failing items; the rest of the file still runs.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -212,9 +212,9 @@ def _yaml_path(loc: tuple) -> tuple:
     return tuple(out)
 
 
-def _merge_union_errors(errors: list[dict]) -> list[dict]:
+def _merge_union_errors(errors: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
     """Collapse "not a float / not an int / not a list" triples into one readable error."""
-    out: list[dict] = []
+    out: list[Mapping[str, Any]] = []
     seen: set[tuple] = set()
     for err in errors:
         loc = tuple(err["loc"])
@@ -236,7 +236,7 @@ def _merge_union_errors(errors: list[dict]) -> list[dict]:
     return out
 
 
-def _describe(err: dict) -> str:
+def _describe(err: Mapping[str, Any]) -> str:
     loc = ".".join(str(p) for p in _yaml_path(tuple(err["loc"])))
     msg = err["msg"]
     if err.get("type") == "extra_forbidden":

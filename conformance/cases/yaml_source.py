@@ -84,11 +84,11 @@ def _convert(
     if isinstance(node, yaml.SequenceNode):
         if node.tag != _SEQ:
             raise YamlError(f"YAML tag {node.tag!r} is not allowed in case files", _line(node))
-        out = []
+        items = []
         for i, item in enumerate(node.value):
             lines[(*path, i)] = _line(item)
-            out.append(_convert(item, (*path, i), lines, depth + 1, budget))
-        return out
+            items.append(_convert(item, (*path, i), lines, depth + 1, budget))
+        return items
     if isinstance(node, yaml.MappingNode):
         if node.tag != _MAP:
             raise YamlError(f"YAML tag {node.tag!r} is not allowed in case files", _line(node))
@@ -112,10 +112,11 @@ def _convert(
 def load_located(text: str | bytes) -> Located:
     """Parse one YAML document into data plus line numbers, accepting only the core schema."""
     if isinstance(text, bytes):
+        raw = text
         try:
-            text = text.decode("utf-8")
+            text = raw.decode("utf-8")
         except UnicodeDecodeError as exc:
-            line = text.count(b"\n", 0, exc.start) + 1
+            line = raw.count(b"\n", 0, exc.start) + 1
             raise YamlError(f"file is not UTF-8 ({exc.reason} at byte {exc.start})", line) from None
     try:
         node = _compose(text)

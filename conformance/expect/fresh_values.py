@@ -67,7 +67,7 @@ def _ill_conditioned(
 ) -> np.ndarray:
     """Per position of ``value``'s batch part: does the oracle leave float32's finite range?"""
     candidates = [value] if integer else [value, round_to(value, "float32")]
-    bad = None
+    bad: np.ndarray | None = None
     with np.errstate(all="ignore"):
         for candidate in candidates:
             try:
@@ -83,6 +83,7 @@ def _ill_conditioned(
                 moved = np.abs(g * np.broadcast_to(candidate, g.shape)) * _FLOAT32_EPS
                 here |= moved.sum(axis=tuple(range(lp.ndim, g.ndim))) >= 1.0
             bad = here if bad is None else bad | here
+    assert bad is not None  # candidates is never empty
     return _reduce_to(bad, _value_batch(family, value))
 
 
@@ -110,8 +111,8 @@ def _reduce_to(mask: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
     """``mask`` (log_prob-shaped) reduced with ``any`` onto ``shape``, which broadcasts to it."""
     lead = mask.ndim - len(shape)
     if lead:
-        mask = mask.any(axis=tuple(range(lead)))
+        mask = np.asarray(mask.any(axis=tuple(range(lead))))
     axes = tuple(i for i, n in enumerate(shape) if n == 1 and mask.shape[i] != 1)
     if axes:
-        mask = mask.any(axis=axes, keepdims=True)
+        mask = np.asarray(mask.any(axis=axes, keepdims=True))
     return mask

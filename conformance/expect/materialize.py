@@ -152,7 +152,7 @@ def sample_with_batch(
 @timing.timed("inputs")
 def inputs_for(case: Case, dtype: str) -> Inputs:
     params64, value64 = float64_inputs(case)
-    pdtypes = dict(case.spec.param_dtypes)
+    pdtypes: dict[str, str] = dict(case.spec.param_dtypes)
     params = {
         k: round_to(v, dtype) if pdtypes.get(k, "float") == "float" else np.round(v)
         for k, v in params64.items()

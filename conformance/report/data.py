@@ -108,7 +108,8 @@ def browser_payload(records: Sequence[dict], detail_ids: dict[int, int]) -> dict
     rows = []
     for i, rec in enumerate(records):
         file, name = split_nodeid(str(rec.get("nodeid", "")))
-        metrics = rec.get("metrics") if isinstance(rec.get("metrics"), dict) else {}
+        raw = rec.get("metrics")
+        metrics = raw if isinstance(raw, dict) else {}
         rows.append(
             [
                 tables["file"](file),

@@ -94,6 +94,7 @@ def render_report(results: Results, reproducer_files: Mapping[str, str] | None =
     """The whole report as one HTML string; ``reproducer_files`` maps nodeid → relative href."""
     files = reproducer_files or {}
     env = environment()
+    # A template's module holds its macros as attributes, which jinja2's types cannot name.
     body = env.get_template("_detail.html.j2").module.detail_body  # type: ignore[attr-defined]
     details: list[tuple[int, Markup]] = []
     detail_ids: dict[int, int] = {}

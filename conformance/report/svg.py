@@ -143,7 +143,8 @@ def histograms(records: Sequence[dict], frameworks: Sequence[str]) -> list[Histo
         fw = str(rec.get("framework") or "")
         if fw not in ratios or rec.get("outcome") == "skipped":
             continue
-        metrics = rec.get("metrics") if isinstance(rec.get("metrics"), dict) else {}
+        raw = rec.get("metrics")
+        metrics = raw if isinstance(raw, dict) else {}
         r = as_float(metrics.get("max_err_over_tol"))
         if r is not None:
             ratios[fw].append(abs(r))

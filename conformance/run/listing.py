@@ -28,7 +28,9 @@ class _Collected(ShortSpelling):
         from conformance.records.results import STATIC_KEY
 
         for item in session.items:
-            static = next((json.loads(v) for k, v in item.user_properties if k == STATIC_KEY), {})
+            static: dict[str, Any] = next(
+                (json.loads(str(v)) for k, v in item.user_properties if k == STATIC_KEY), {}
+            )
             self.items.append({"nodeid": item.nodeid, **static})
 
 
@@ -44,8 +46,8 @@ def collect(pytest_args: list[str]) -> tuple[int, list[dict[str, Any]], str]:
 
 
 def summary(items: list[dict[str, Any]]) -> str:
-    frameworks = sorted({i.get("framework") for i in items if i.get("framework")})
-    families = sorted({i.get("family") for i in items if i.get("family")})
+    frameworks = sorted({str(i["framework"]) for i in items if i.get("framework")})
+    families = sorted({str(i["family"]) for i in items if i.get("family")})
     cells = Counter((i.get("family"), i.get("framework")) for i in items)
     width = max([len("family"), *(len(f) for f in families)]) + 2
     cols = [max(len(f), 6) + 2 for f in frameworks]

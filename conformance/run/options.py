@@ -33,7 +33,7 @@ DEST_PREFIX = "conformance_"
 
 def split_list(values: list[str] | None) -> list[str]:
     """``["a,b", "c"]`` → ``["a", "b", "c"]``: options accept repeats and commas alike."""
-    out = []
+    out: list[str] = []
     for v in values or ():
         out.extend(part.strip() for part in v.split(",") if part.strip())
     return out

@@ -39,6 +39,8 @@ def fill(item: pytest.Item) -> None:
         return
     if not info.names_closure:
         return
+    # What pytest's fixture machinery reads from a Function item (TopRequest takes one); a
+    # plain Item declares none of it, hence the ignores.
     item._fixtureinfo = info  # type: ignore[attr-defined]
     item.fixturenames = info.names_closure  # type: ignore[attr-defined]
     item.funcargs = {}  # type: ignore[attr-defined]

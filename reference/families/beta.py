@@ -27,7 +27,7 @@ LOG_2PI = 2.0 * HALF_LOG_2PI
 LARGE = 10.0
 
 
-def log_beta(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+def log_beta(a: np.ndarray | float, b: np.ndarray | float) -> np.ndarray:
     """log B(a, b), accurate to a few ulps for all a, b > 0.
 
     With a ≥ b and c = a + b, from lgamma(x) = (x − ½)·log x − x + ½·log 2π + stirlerr(x):
@@ -87,7 +87,7 @@ def log1p_minus(u: np.ndarray) -> np.ndarray:
         return np.where(small, us * us * series, np.log1p(u) - u)
 
 
-def digamma_gap(x: np.ndarray, d: np.ndarray) -> np.ndarray:
+def digamma_gap(x: np.ndarray | float, d: np.ndarray | float) -> np.ndarray:
     """ψ(x + d) − ψ(x) − d/x, accurate to a few ulps of itself.
 
     Gradients of StudentT and FisherSnedecor in large degrees of freedom are O(1/x²) sums of

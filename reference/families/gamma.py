@@ -94,7 +94,7 @@ def log_poisson_kernel(k: np.ndarray, lam: np.ndarray) -> np.ndarray:
     return np.where(big, loader, direct)
 
 
-def gamma_log_density(a: np.ndarray, rate: np.ndarray, x: np.ndarray) -> np.ndarray:
+def gamma_log_density(a: np.ndarray, rate: np.ndarray | float, x: np.ndarray) -> np.ndarray:
     """log of rate^a·x^(a−1)·e^{−rate·x}/Γ(a) = log rate + log_poisson_kernel(a − 1, rate·x)
     (for a ≥ 1; below, the textbook form, which does not cancel there), with the right
     limits at x = 0."""

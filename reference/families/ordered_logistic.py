@@ -39,7 +39,9 @@ def _log_sigmoid_prime(t: np.ndarray) -> np.ndarray:
     return -_softplus(t) - _softplus(-t)
 
 
-def _neighbours(params: Arrays, value: np.ndarray) -> tuple[np.ndarray, ...]:
+def _neighbours(
+    params: Arrays, value: np.ndarray
+) -> tuple[np.ndarray, int, np.ndarray, np.ndarray, np.ndarray]:
     """The category k, K, and the cutpoints below and above it (safe stand-ins at the ends)."""
     eta, cuts = params["predictor"], params["cutpoints"]
     n_cuts = cuts.shape[-1]

@@ -48,10 +48,10 @@ class TruncatedGamma(Family):
         # Over a narrow interval the density over its mass, as one quadrature of their ratio.
         is_narrow = narrow(alpha, rate, low, high)
         shape = np.broadcast_shapes(np.shape(out), np.shape(value))
-        picks = [np.broadcast_to(np.where(is_narrow, v, w), shape)
-                 for v, w in ((alpha, 2.0), (rate, 1.0), (low, 1.0), (high, 1.1))]  # fmt: skip
-        x = np.broadcast_to(np.where(is_narrow, value, 1.05), shape)
-        return np.where(is_narrow, narrow_log_density(*picks, x), out)
+        a, r, lo, hi, x = (np.broadcast_to(np.where(is_narrow, v, w), shape)
+                           for v, w in ((alpha, 2.0), (rate, 1.0), (low, 1.0), (high, 1.1),
+                                        (value, 1.05)))  # fmt: skip
+        return np.where(is_narrow, narrow_log_density(a, r, lo, hi, x), out)
 
     def support(self, params: Arrays, parametrization: str | None = None) -> Support:
         return Support(self.value.support, lower=params.get("low"), upper=params.get("high"))

@@ -50,8 +50,12 @@ def log_gamma_density(alpha, rate, x):
 
 def bounds(params: Arrays) -> tuple[np.ndarray, ...]:
     """α, rate, low (0 where absent) and high (inf where absent), broadcast together."""
-    arrays = (params["concentration"], params["rate"], params.get("low", 0.0))
-    arrays = (*arrays, params.get("high", np.inf))
+    arrays = (
+        params["concentration"],
+        params["rate"],
+        params.get("low", 0.0),
+        params.get("high", np.inf),
+    )
     return tuple(np.asarray(a, np.float64) for a in np.broadcast_arrays(*arrays))
 
 
