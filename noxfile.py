@@ -3,7 +3,8 @@ the 30-minute conformance run):
 
 - ``conformance``: the suite on the pinned frameworks; fails on mismatches;
 - ``tests``: the suite's own tests;
-- ``lint``: ruff check and format, at constraints.txt's ruff;
+- ``lint``: ruff check and format, mypy, and the dead-code check (vulture), at constraints.txt's
+  pins;
 - ``bench``: ``conformance bench`` (wall times, baseline, phases, peak RSS);
 - ``versions(stack=...)``: NumPyro's items on an older framework stack (see STACKS);
 - ``mutants``: ``conformance mutants``, every catalogued bug injected; fails if one survives.
@@ -112,10 +113,15 @@ def bench(session: nox.Session) -> None:
 
 @nox.session
 def lint(session: nox.Session) -> None:
-    """ruff check and format --check, with the ruff version constraints.txt pins."""
+    """ruff check and format --check; mypy (pyproject.toml's ``[tool.mypy]``) and the dead-code
+    check (vulture, tests/project/dead_code.py), which read the package with its dependencies
+    (not the frameworks: mypy reads them as Any). The tools at constraints.txt's versions."""
     session.install(pinned("ruff"))
     session.run("ruff", "check", ".")
     session.run("ruff", "format", "--check", ".")
+    session.install("-c", str(CONSTRAINTS), "-e", ".", pinned("mypy"), pinned("vulture"))
+    session.run("mypy")
+    session.run("python", "tests/project/dead_code.py")
 
 
 @nox.session

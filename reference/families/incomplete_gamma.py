@@ -18,8 +18,6 @@ from scipy import special
 
 from .gamma import gamma_log_density
 
-#: Below this, P or Q from scipy is rebuilt in log space from its series or continued fraction.
-UNDERFLOW = 1e-250
 #: The lower series is summed this far, and used below z = a + SERIES_REACH (where its terms
 #: have fallen below 1e-17 of the sum by then).
 SERIES_TERMS, SERIES_REACH = 600, 250.0
@@ -60,7 +58,7 @@ def d_log_gammainc(a: np.ndarray, z: np.ndarray) -> np.ndarray:
         _, d_log_s = lower_series(a, np.where(use, z, 0.5))
         series = np.log(z) - special.digamma(a + 1.0) + d_log_s
         h0 = 0.05 * np.minimum(a, np.sqrt(a))
-        table: list[np.ndarray] = []
+        table: list[list[np.ndarray]] = []  # Richardson's rows, each one longer
         for level in range(4):
             h = h0 / 2.0**level
             up = np.log(special.gammainc(a + h, z))

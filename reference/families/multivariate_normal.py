@@ -18,9 +18,6 @@ def _solve(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 class MultivariateNormal(Family):
-    def _matrix_name(self, parametrization: str) -> str:
-        return parametrization
-
     def _event_shape(self, params: Arrays, parametrization: str | None) -> tuple[int, ...]:
         key = parametrization or self.default_parametrization
         n = np.shape(params["loc"])[-1]

@@ -1,0 +1,54 @@
+"""Names vulture cannot see used: each is read by something outside the scanned source (pytest,
+a framework, a Jinja template, a registry file, the suite's own tests). Reviewed by hand; an
+entry says who uses the name. vulture reads this file, nothing runs it.
+
+Kinds of use the configuration covers instead (pyproject.toml, ``[tool.vulture]``): pytest hooks
+(``pytest_*``), pydantic's ``model_config`` and validators, JAX's ``defjvp`` rules; and
+tests/project/dead_code.py, the oracle families' module-level instances (found by scanning
+each module of reference/families).
+"""
+# ruff: noqa: B018  (each line names an attribute for vulture; none is code to run)
+
+from conformance.adapters import jax_lowering
+from conformance.mutants import numpyro_mutants, torch_mutants
+from conformance.records import results
+from conformance.reference import core
+from conformance.registry import callables, coverage
+from conformance.report import details, svg, values
+from conformance.run import items, project_fixtures
+
+# pytest's Item API: pytest calls these on the suite's items.
+items.CaseItem.reportinfo  # the location shown for a failing item
+items.ConformanceItem.runtest
+items.InvalidCaseItem.runtest
+items.UnsupportedItem.runtest
+# pytest's fixture machinery reads these from an item it fills fixtures for.
+project_fixtures.fill._fixtureinfo
+project_fixtures.fill.fixturenames
+project_fixtures.fill.funcargs
+project_fixtures.fill._request
+
+# The frameworks read them: a mutant sets a distribution's batch shape the way the bug did, and
+# torch.autograd.Function calls forward/setup_context/backward and reads generate_vmap_rule.
+numpyro_mutants._batch_shape
+torch_mutants._batch_shape
+torch_mutants.forward
+torch_mutants.setup_context
+torch_mutants.backward
+torch_mutants.generate_vmap_rule
+
+# The report's Jinja templates read them (conformance/report/templates/).
+details.raw_arrays  # _detail.html.j2
+details.expected_shapes  # _detail.html.j2
+svg.height  # _histogram.svg.j2
+values.truncated  # _detail.html.j2
+
+# A registry file names it by its dotted path (euler_maruyama.yaml's call:).
+callables.ornstein_uhlenbeck
+
+# API the suite's own tests (and downstream tools) use; the package itself does not call it.
+core.Family.elementwise_grad  # the oracle's per-element gradients: tests/oracle
+results.load_results  # results.json's reader: tests/running/test_robustness.py
+coverage.readme_line  # the README's coverage line: tests/project/test_coverage.py
+coverage.FrameworkCoverage.stale_exclusions  # tests/project/test_coverage.py fails on one
+jax_lowering.unshare_context  # tests/frameworks/test_jax_lowering.py (adapters/: being moved)
