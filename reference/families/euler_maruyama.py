@@ -76,15 +76,14 @@ class EulerMaruyama(Family):
         return np.stack(path, axis=-1)
 
 
-_STATIC = {"integer": False, "static": True}
 EULER_MARUYAMA = EulerMaruyama(
     name="EulerMaruyama",
     parametrizations={
         "ornstein_uhlenbeck": {
             "t": ParamInfo(1, "ordered_vector"),
-            "theta": ParamInfo(0, "real", **_STATIC),
-            "mu": ParamInfo(0, "real", **_STATIC),
-            "sigma": ParamInfo(0, "positive", **_STATIC),
+            "theta": ParamInfo(0, "real", static=True),
+            "mu": ParamInfo(0, "real", static=True),
+            "sigma": ParamInfo(0, "positive", static=True),
             "init_loc": ParamInfo(0, "real"),
             "init_scale": ParamInfo(0, "positive"),
         }

@@ -109,21 +109,23 @@ class Marginal:
 
     names: tuple[str, ...] = ()
 
-    def log_pdf(self, p: Arrays, x: np.ndarray) -> np.ndarray: ...
+    def log_pdf(self, p: Arrays, x: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
 
     def log_tails(self, p: Arrays, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(log F(x), log(1 − F(x)))."""
-        ...
+        raise NotImplementedError
 
     def d_log_pdf(self, p: Arrays, x: np.ndarray) -> dict[str, np.ndarray]:
         """∂ log f/∂x (key ``value``) and ∂ log f/∂θ."""
-        ...
+        raise NotImplementedError
 
     def d_log_tail(self, p: Arrays, x: np.ndarray, lower: np.ndarray) -> dict[str, np.ndarray]:
         """∂ log T/∂θ for the tail T used (F where ``lower``, else 1 − F)."""
-        ...
+        raise NotImplementedError
 
-    def sample(self, p: Arrays, u: np.ndarray) -> np.ndarray: ...
+    def sample(self, p: Arrays, u: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
 
 
 def _quad(fn, lo: float, hi: float) -> float:

@@ -9,7 +9,7 @@ each module of reference/families).
 """
 # ruff: noqa: B018  (each line names an attribute for vulture; none is code to run)
 
-from conformance.adapters import jax_lowering
+from conformance.adapters.numpyro import lowering
 from conformance.mutants import numpyro_mutants, torch_mutants
 from conformance.records import results
 from conformance.reference import core
@@ -51,4 +51,4 @@ core.Family.elementwise_grad  # the oracle's per-element gradients: tests/oracle
 results.load_results  # results.json's reader: tests/running/test_robustness.py
 coverage.readme_line  # the README's coverage line: tests/project/test_coverage.py
 coverage.FrameworkCoverage.stale_exclusions  # tests/project/test_coverage.py fails on one
-jax_lowering.unshare_context  # tests/frameworks/test_jax_lowering.py (adapters/: being moved)
+lowering.unshare_context  # tests/frameworks/test_jax_lowering.py
