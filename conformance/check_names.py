@@ -26,6 +26,8 @@ class CheckName(StrEnum):
     PLATE_IN_SCAN = "plate_in_scan"
     BROADCAST = "broadcast"
     PROPERTY = "property"
+    SAMPLE_SHAPES = "sample_shapes"
+    SAMPLE_FIT = "sample_fit"
     # Items that run no check: a case that could not be loaded, a family a framework lacks
     # (known-failure entries and filters may name them too).
     LOAD = "load"

@@ -35,6 +35,8 @@ class Kind(StrEnum):
     NO_RESULT = "no_result"
     CASE_ERROR = "case_error"
     HARNESS_ERROR = "harness_error"
+    FIT = "fit"
+    SAMPLE_SUPPORT = "sample_support"
 
 
 #: kind -> what it means (the README's table is held to this text by a test).
@@ -59,6 +61,8 @@ KINDS: dict[Kind, str] = {
     Kind.NO_RESULT: "the item never reported a result (interrupted, or its worker vanished)",
     Kind.CASE_ERROR: "the case file or case is invalid (the suite's input, not the framework)",
     Kind.HARNESS_ERROR: "the suite itself failed on the item (a bug in conformance)",
+    Kind.FIT: "draws fail a goodness-of-fit test against the oracle's law (at a stated false-failure rate)",
+    Kind.SAMPLE_SUPPORT: "a draw outside the support, or not a number",
 }
 assert set(KINDS) == set(Kind), "every kind has its meaning"
 
@@ -73,4 +77,6 @@ HEADLINE_WORDS: dict[Kind, str] = {
     Kind.INF: "returned inf",
     Kind.SHAPE: "shape mismatch",
     Kind.DTYPE: "dtype mismatch",
+    Kind.FIT: "does not fit",
+    Kind.SAMPLE_SUPPORT: "drew outside the support",
 }

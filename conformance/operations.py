@@ -22,6 +22,15 @@ class Operation(StrEnum):
     PLATE = "plate"
     SCAN = "scan"
     PLATE_IN_SCAN = "plate_in_scan"
+    SAMPLE = "sample"  # draws: dist.sample(sample_shape) (a PRNG key where the framework takes one)
+
+
+class DrawMode(StrEnum):
+    """How a framework is asked for draws (``Adapter.draw``): each gives
+    ``sample_shape + batch_shape + event_shape``."""
+
+    SAMPLE = "sample"  # dist.sample(sample_shape)
+    RSAMPLE = "rsample"  # dist.rsample(sample_shape), where the distribution has one
 
 
 #: The differentiation operations (their adapter method is ``log_prob_vjp``).

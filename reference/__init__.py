@@ -6,7 +6,19 @@ into the expected values. ``tests/oracle/test_reference_isolation.py`` enforces 
 
 from __future__ import annotations
 
-from .core import Evaluation, Family, OracleError, ParamInfo, Support, ValueInfo, unbroadcast
+from .core import (
+    CDF,
+    PMF,
+    PROJECTIONS,
+    Evaluation,
+    Family,
+    OracleError,
+    ParamInfo,
+    Projection,
+    Support,
+    ValueInfo,
+    unbroadcast,
+)
 from .families import FAMILIES
 
 
@@ -25,11 +37,15 @@ def family_names() -> list[str]:
 
 
 __all__ = [
+    "CDF",
     "FAMILIES",
+    "PMF",
+    "PROJECTIONS",
     "Evaluation",
     "Family",
     "OracleError",
     "ParamInfo",
+    "Projection",
     "Support",
     "ValueInfo",
     "family_names",

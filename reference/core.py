@@ -7,7 +7,7 @@ shape, so the batch semantics (which every framework must reproduce) live in exa
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -112,6 +112,26 @@ class Support:
         return end(self.lower), end(self.upper)
 
 
+@dataclass(frozen=True)
+class Projection:
+    """A one-dimensional statistic of a multivariate draw whose law the oracle knows (a
+    Gaussian's linear projection is Normal, a Dirichlet's coordinate is Beta): draws of a
+    family without a CDF of its own are held to these laws (:meth:`Family.projections`).
+
+    ``apply`` maps values (..., *event) to the statistic (...); ``cdf`` gives the statistic's
+    CDF at such numbers, its arguments broadcasting with the batch the projection was made for.
+    """
+
+    name: str
+    apply: Callable[[np.ndarray], np.ndarray]
+    cdf: Callable[[np.ndarray], np.ndarray]
+
+
+#: The laws draws are held to (:meth:`Family.law`): a univariate CDF, a probability mass
+#: function read from log_prob, one-dimensional projections with known CDFs.
+CDF, PMF, PROJECTIONS = "cdf", "pmf", "projections"
+
+
 class Evaluation:
     """The oracle at one input: the inputs broadcast once, and log_prob, support, validity and
     the elementwise gradients each computed at most once, when first asked for. Every
@@ -191,6 +211,17 @@ class Evaluation:
                 out[name] = unbroadcast(weighted, self.shapes[name])
         return out
 
+    # ----- the law of the draws (univariate families with a CDF) ------------------------------
+    @cached_property
+    def cdf(self) -> np.ndarray:
+        """F(value) = P(X ≤ value), log_prob-shaped; NaN where a parameter is outside its domain."""
+        b = self.inputs
+        with np.errstate(all="ignore"):
+            found = self.family._cdf(b.params, b.value, self.parametrization, self.options)
+            out = np.broadcast_to(np.asarray(found, dtype=np.float64), b.lp_shape).copy()
+            out[~self.params_valid] = np.nan
+        return out
+
 
 @dataclass
 class Family(ABC):
@@ -211,7 +242,12 @@ class Family(ABC):
       vector-Jacobian product are the base class's, once, for every family;
     - :meth:`evaluate` is the one entry point: it broadcasts the inputs once and returns an
       :class:`Evaluation`, which computes each answer once; ``log_prob``, ``in_support``,
-      ``params_valid``, ``elementwise_grad`` and ``grad`` are views of one.
+      ``params_valid``, ``elementwise_grad`` and ``grad`` are views of one;
+    - the law of its draws is declared once (:meth:`law`): a univariate continuous family
+      gives its CDF (``_cdf``, on broadcast inputs, 0 and 1 beyond the support), a
+      discrete family's probability mass is its log_prob, a multivariate family gives
+      one-dimensional ``_projections`` with known CDFs; a family with none of these says why
+      in ``no_law`` (its draws are then held to their shapes and support only).
     """
 
     name: str
@@ -221,6 +257,9 @@ class Family(ABC):
     #: Declared conventions a framework may be held to instead of the default, by option name →
     #: allowed values (e.g. ``{"normalize_probs": (True, False)}``); see the registry's ``oracle:``.
     options: dict[str, tuple] = field(default_factory=dict)
+    #: Why the oracle holds this family's draws to no law (no CDF, pmf or projection); empty
+    #: where :meth:`law` names one.
+    no_law: str = ""
 
     def __post_init__(self) -> None:
         if not self.default_parametrization:
@@ -463,6 +502,58 @@ class Family(ABC):
         domain_of = {k: info[k].domain for k in info}
         domain_of["value"] = self.value.support
         return richardson_elementwise_grad(f, inputs, ranks, wrt, domain_of)
+
+    # ----- the law of the draws ------------------------------------------------------------
+    def _overrides(self, hook: str) -> bool:
+        return getattr(type(self), hook) is not getattr(Family, hook)
+
+    def law(self, parametrization: str | None = None) -> str:
+        """What draws are held to: :data:`CDF`, :data:`PMF`, :data:`PROJECTIONS`, or "" (then
+        :attr:`no_law` says why)."""
+        if self.no_law:
+            return ""
+        if self._overrides("_cdf"):
+            return CDF
+        if self.value.discrete:
+            return PMF
+        if self._overrides("_projections"):
+            return PROJECTIONS
+        return ""
+
+    def cdf(
+        self,
+        params: Arrays,
+        value: np.ndarray,
+        parametrization: str | None = None,
+        options: Options | None = None,
+    ) -> np.ndarray:
+        """F(value) with the full batch semantics (see :meth:`evaluate`)."""
+        return self.evaluate(params, value, parametrization, options).cdf
+
+    def projections(
+        self,
+        params: Arrays,
+        batch: tuple[int, ...],
+        parametrization: str | None = None,
+        options: Options | None = None,
+    ) -> list[Projection]:
+        """The one-dimensional statistics of a draw whose laws are known, for parameters
+        broadcast to ``batch`` (a draw's batch part)."""
+        key = parametrization or self.default_parametrization
+        broadcast = self.params_broadcast_to(_as_float64(params), tuple(batch), key)
+        return self._projections(broadcast, key, self.check_options(options))
+
+    def _cdf(
+        self, params: Arrays, value: np.ndarray, parametrization: str, options: Options
+    ) -> np.ndarray:
+        """P(X ≤ value) on inputs broadcast to one batch shape, for every real value."""
+        raise OracleError(f"{self.name} has no CDF in the oracle")
+
+    def _projections(
+        self, params: Arrays, parametrization: str, options: Options
+    ) -> list[Projection]:
+        """Projections of a draw with known laws, for parameters broadcast to the batch."""
+        raise OracleError(f"{self.name} declares no projections")
 
     # ----- sampling ---------------------------------------------------------------------------
     def sample(

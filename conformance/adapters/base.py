@@ -13,13 +13,13 @@ import contextlib
 import importlib
 import importlib.metadata
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
 
-from conformance.operations import Operation
+from conformance.operations import DrawMode, Operation
 from conformance.records.dialects import Dialect
 from conformance.registry import Binding, Bindings, bindings_for, find_binding
 from conformance.versions import version_text
@@ -304,3 +304,23 @@ class Adapter(ABC):
         ``plate`` is (size, dim) or None; ``steps`` the scan length or None.
         """
         raise NotImplementedError(f"{self.name} has no effect handlers")
+
+    # ----- draws ---------------------------------------------------------------------------------
+    #: The ways this framework is asked for draws (:class:`DrawMode` → how, shown in results);
+    #: ``RSAMPLE`` is used only where a distribution says it has one (:meth:`has_rsample`).
+    draw_modes: ClassVar[Mapping[DrawMode, str]] = {}
+
+    def has_rsample(self, binding: Binding, params: Mapping[str, Any]) -> bool:
+        """Whether the distribution draws reparameterised (differentiable) samples."""
+        return False
+
+    def draw(
+        self,
+        binding: Binding,
+        params: Mapping[str, Any],
+        requests: Sequence[tuple[DrawMode, tuple[int, ...]]],
+        seed: int,
+    ) -> list[Any]:
+        """Draws for each (mode, sample_shape) request, all from one seed (the same seed gives
+        the same draws). Offered where ``operations`` has :attr:`Operation.SAMPLE`."""
+        raise NotImplementedError(f"{self.name} does not draw")

@@ -87,7 +87,7 @@ def run(selection: list[str]) -> dict[str, Any]:
 
         compiled = Expression.compile(keyword)
         specs = [s for s in specs if _matches(compiled, s)]
-    factory = SubjectFactory(settings.device, settings.property_examples)
+    factory = SubjectFactory(settings.device, settings.property_examples, settings.sample_seed)
     evaluations, failures = 0.0, 0
     for spec in specs:
         try:

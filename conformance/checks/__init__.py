@@ -9,6 +9,8 @@ from conformance.checks.eager import EagerCheck
 from conformance.checks.grad import GradCheck
 from conformance.checks.log_prob import LogProbCheck
 from conformance.checks.property import PropertyCheck
+from conformance.checks.sample_fit import SampleFitCheck
+from conformance.checks.sample_shapes import SampleShapesCheck
 from conformance.checks.shapes import ShapesCheck
 from conformance.checks.transforms import EffectCheck, JitCheck, VmapCheck
 from conformance.operations import Operation
@@ -39,6 +41,8 @@ CHECKS: dict[CheckName, Check] = _registry(
     EffectCheck(Operation.PLATE_IN_SCAN),
     BroadcastCheck(),
     PropertyCheck(),
+    SampleShapesCheck(),
+    SampleFitCheck(),
 )
 
 __all__ = ["CHECKS", "NON_CHECK_ITEMS", "OPT_IN", "Check", "CheckName", "CheckResult"]

@@ -67,6 +67,17 @@ class Check(ABC):
 
     #: The operation this check needs beyond construct and log_prob (None: nothing more).
     operation: Operation | None = None
+    #: Whether the check reads the parameters alone (draws): then it runs only on cases whose
+    #: parameters are valid, not on generated edge cases, and once for cases of one file with
+    #: the same parameters.
+    draws_only: ClassVar[bool] = False
+    #: With ``draws_only``: whether cases with the same parameter shapes (not values) share the
+    #: item (a check of shapes alone); otherwise cases share it only for the same values.
+    draws_by_shape: ClassVar[bool] = False
+    #: ``first`` or ``last``: the check runs in one of a case's selected dtypes only.
+    single_dtype: ClassVar[str | None] = None
+    #: The laws of draws (``reference.Family.law``) the check needs; None: any family.
+    law_kinds: ClassVar[frozenset[str] | None] = None
 
     def unsupported_by(
         self, adapter: Adapter, opted_in: frozenset[Operation] = frozenset()

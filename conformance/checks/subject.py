@@ -24,6 +24,7 @@ from conformance.registry import Binding
 if TYPE_CHECKING:
     from conformance.cases.loader import Case
     from conformance.expect.expectations import Expectations, GradExpectation, SiteExpectation
+    from conformance.expect.laws import DrawLaw
     from conformance.expect.materialize import Expected, Inputs
 
 
@@ -65,6 +66,8 @@ class Subject:
     expectations: Expectations
     #: Property mode's hypothesis examples per item (0: off), from the run's settings.
     property_examples: int = 0
+    #: Added to every sampling item's seed (``--sample-seed``; calibration runs vary it).
+    sample_seed: int = 0
 
     @property
     def case(self) -> Case:
@@ -82,6 +85,18 @@ class Subject:
     def gradient(self) -> GradExpectation:
         """The oracle's gradient, cotangent and tolerances, in this binding's structures."""
         return self.expectations.gradient
+
+    @property
+    def law(self) -> DrawLaw:
+        """The oracle's law of this case's draws."""
+        return self.expectations.law
+
+    def draw_seed(self, salt: str) -> int:
+        """The seed of one sampling item: fixed by case, check and dtype (and ``sample_seed``)."""
+        import zlib
+
+        key = f"{self.case.file}::{self.case.id}::{self.dtype}::{salt}::{self.sample_seed}"
+        return zlib.crc32(key.encode())
 
     @property
     def event_ranks(self) -> dict[str, int]:

@@ -24,6 +24,7 @@ from conformance import reference
 from conformance.cases.loader import Case
 from conformance.expect.fresh_values import well_conditioned_draw
 from conformance.expect.gradients import ExpectedGrad, binding_structure, expected_grad_for
+from conformance.expect.laws import DrawLaw
 from conformance.expect.materialize import (
     Expected,
     Inputs,
@@ -91,6 +92,16 @@ class Expectations:
             n: binding_structure(self.binding, n, raw.structure[n], self.inputs) for n in raw.wrt
         }
         return GradExpectation(raw, structure)
+
+    @cached_property
+    def law(self) -> DrawLaw:
+        """The oracle's law of draws at this case's parameters (the sampling checks')."""
+        return DrawLaw(self._family, self.inputs, self.options)
+
+    @cached_property
+    def params_valid(self) -> bool:
+        """Whether every parameter is inside its domain (draws are judged only then)."""
+        return bool(np.all(self.expected.params_valid))
 
     @cached_property
     def event_ranks(self) -> dict[str, int]:

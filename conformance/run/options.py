@@ -115,6 +115,13 @@ def add_options(add: Callable[..., Any]) -> None:
         "framework and dtype (default 0: off; CONFORMANCE_PROPERTY)",
     )
     add(
+        "--sample-seed",
+        type=int,
+        metavar="K",
+        help="added to the seed of every sampling item (default 0; CONFORMANCE_SAMPLE_SEED): "
+        "another K draws other samples, to measure the sampling items' false-failure rate",
+    )
+    add(
         "--edges",
         choices=("on", "off"),
         help="the generated edge cases (each family's parameters at the ends of their "

@@ -10,6 +10,7 @@ Nothing is dropped silently, and one broken case never takes the file's other ca
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -117,10 +118,12 @@ ItemSpec = CheckSpec | UnsupportedSpec | CaseErrorSpec
 
 @dataclass
 class _Expansion:
-    """Names already given in one file: an unsupported family is reported once per file."""
+    """Names already given in one file: an unsupported family is reported once per file, a
+    check that reads the parameters alone runs once per file for the same parameters."""
 
     settings: Settings
     names: set[str] = field(default_factory=set)
+    drawn: set[tuple] = field(default_factory=set)
 
 
 def plan_file(path: Path, settings: Settings, display: str | None = None) -> list[ItemSpec]:
@@ -281,10 +284,52 @@ def checks_for(settings: Settings, case: Case) -> list[CheckName]:
     return [c for c in settings.selected_checks(listed) if c in CHECKS and c not in VARIANT_CHECKS]
 
 
+def _parameters_key(case: Case, params64, values: bool = True) -> tuple:
+    """What the draws of ``case`` depend on: its family, parametrisation and parameters (their
+    shapes alone where ``values`` is false)."""
+    digest = hashlib.blake2b(digest_size=12)
+    for name in sorted(params64):
+        array = np.ascontiguousarray(params64[name])
+        digest.update(f"{name}{array.shape}{array.dtype}".encode())
+        if values:
+            digest.update(array.tobytes())
+    pdtypes = tuple(sorted(case.spec.param_dtypes.items()))
+    return (case.family, case.parametrization, pdtypes, digest.hexdigest())
+
+
+def _draws_apply(case: Case, params64) -> bool:
+    """Whether checks that read the parameters alone run on ``case``: written (not generated)
+    cases whose parameters are all inside their domains."""
+    if EDGE_TAG in case.spec.tags:
+        return False
+    family = reference.get_family(case.family)
+    try:
+        value = float64_inputs(case)[1]
+        return bool(np.all(family.evaluate(params64, value, case.parametrization).params_valid))
+    except (ValueError, ArithmeticError, np.linalg.LinAlgError):
+        return False
+
+
+def _applies(check: Check, case: Case, params64, draws_ok: bool) -> bool:
+    if not check.draws_only:
+        return True
+    if not draws_ok:
+        return False
+    if check.law_kinds is None:
+        return True
+    return reference.get_family(case.family).law(case.parametrization) in check.law_kinds
+
+
 def _expand(expansion: _Expansion, case: Case, params64) -> Iterator[ItemSpec]:
     settings = expansion.settings
     dtypes = settings.selected_dtypes(list(case.spec.dtypes))
     checks = checks_for(settings, case)
+    drawn_keys: dict[bool, tuple | None] = {True: None, False: None}
+    if any(CHECKS[c].draws_only for c in checks):
+        draws_ok = _draws_apply(case, params64)
+        checks = [c for c in checks if _applies(CHECKS[c], case, params64, draws_ok)]
+        if draws_ok:
+            drawn_keys = {v: _parameters_key(case, params64, values=v) for v in (True, False)}
     for name in settings.selected_frameworks(case.spec.frameworks):
         adapter = settings.adapters[name]
         binding = adapter.binding(case.family, case.parametrization)
@@ -303,6 +348,13 @@ def _expand(expansion: _Expansion, case: Case, params64) -> Iterator[ItemSpec]:
                 check = CHECKS[check_name]
                 if check.not_applicable(case) or check.unsupported_by(adapter, settings.opted_in):
                     continue
+                if check.single_dtype and dtype != _one_dtype(dtypes, check.single_dtype):
+                    continue
+                if check.draws_only:
+                    key = (drawn_keys[not check.draws_by_shape], name, dtype, check_name)
+                    if key in expansion.drawn:
+                        continue  # an earlier case of this file has the same parameters
+                    expansion.drawn.add(key)
                 spec = CheckSpec(
                     f"{case.id}[{name}-{dtype}-{check_name}]",
                     case,
@@ -314,6 +366,10 @@ def _expand(expansion: _Expansion, case: Case, params64) -> Iterator[ItemSpec]:
                 )
                 known = tuple(settings.known_failure_index.matching(spec.static()))
                 yield dataclasses.replace(spec, known_failures=known) if known else spec
+
+
+def _one_dtype(dtypes: list[str], which: str) -> str:
+    return dtypes[0] if which == "first" else dtypes[-1]
 
 
 def _all_valid(case: Case, params64, value64) -> bool:

@@ -56,6 +56,7 @@ class Settings:
     #: ``--edges``: see :mod:`conformance.cases.edges` (on by default).
     edges: bool = True
     property_examples: int = 0
+    sample_seed: int = 0
     known_failure_files: list[Path] = field(default_factory=list)
     builtin_known_failures: bool = True
     strict_known_failures: bool = True
@@ -119,6 +120,7 @@ class Settings:
             variants=src.on_off("variants", "CONFORMANCE_VARIANTS"),
             edges=src.on_off("edges", "CONFORMANCE_EDGES"),
             property_examples=src.count("property", "CONFORMANCE_PROPERTY", 0, "a count, e.g. 20"),
+            sample_seed=src.count("sample_seed", "CONFORMANCE_SAMPLE_SEED", 0, "a seed, e.g. 3"),
             known_failure_files=[
                 Path(p)
                 for p in split_list(opt.known_failures)

@@ -24,6 +24,7 @@ class SubjectFactory:
 
     device: str = "cpu"
     property_examples: int = 0
+    sample_seed: int = 0
 
     def subject(self, case: Case, adapter: Adapter, binding: Binding, dtype: str) -> Subject:
         """Raises :class:`~conformance.expect.materialize.CaseInputError` when the case's inputs or the
@@ -40,4 +41,5 @@ class SubjectFactory:
             self.device,
             expectations,
             property_examples=self.property_examples,
+            sample_seed=self.sample_seed,
         )

@@ -104,7 +104,9 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[SETTINGS_KEY] = settings
     if getattr(config.option, "conformance_no_executable_store", None):
         os.environ[EXECUTABLE_STORE_ENV] = "off"  # xdist workers inherit it
-    config.stash[FACTORY_KEY] = SubjectFactory(settings.device, settings.property_examples)
+    config.stash[FACTORY_KEY] = SubjectFactory(
+        settings.device, settings.property_examples, settings.sample_seed
+    )
     config.pluginmanager.register(timing_plugin.TimingPlugin(config), "conformance-timing")
     if not hasattr(config, "workerinput"):
         config.pluginmanager.register(Recorder(config), "conformance-recorder")

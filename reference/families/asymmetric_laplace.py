@@ -34,6 +34,16 @@ class AsymmetricLaplace(Family):
         )
         return {"loc": -d_value, "scale": d_scale, "asymmetry": d_kappa, "value": d_value}
 
+    def _cdf(self, params, value, parametrization, options):
+        # Below loc: κ²/(1 + κ²)·e^{(x − loc)/(scale·κ)}; above: 1 − e^{−κ(x − loc)/scale}/(1 + κ²).
+        scale, kappa = params["scale"], params["asymmetry"]
+        d = value - params["loc"]
+        k2 = kappa * kappa
+        with np.errstate(over="ignore"):
+            below = k2 / (1.0 + k2) * np.exp(np.minimum(d, 0.0) / (scale * kappa))
+            above = 1.0 - np.exp(-kappa * np.maximum(d, 0.0) / scale) / (1.0 + k2)
+        return np.where(d < 0.0, below, above)
+
     def _sample(self, params, shape, rng, parametrization):
         scale, kappa = params["scale"], params["asymmetry"]
         left = rng.random(size=shape) < kappa * kappa / (1.0 + kappa * kappa)

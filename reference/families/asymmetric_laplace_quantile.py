@@ -34,6 +34,14 @@ class AsymmetricLaplaceQuantile(Family):
             "value": -weight / scale,
         }
 
+    def _cdf(self, params, value, parametrization, options):
+        # Below loc: q·e^{(1 − q)(x − loc)/scale}; above: 1 − (1 − q)·e^{−q(x − loc)/scale}.
+        scale, q = params["scale"], params["quantile"]
+        d = value - params["loc"]
+        below = q * np.exp((1.0 - q) * np.minimum(d, 0.0) / scale)
+        above = 1.0 - (1.0 - q) * np.exp(-q * np.maximum(d, 0.0) / scale)
+        return np.where(d < 0.0, below, above)
+
     def _sample(self, params, shape, rng, parametrization):
         scale, q = params["scale"], params["quantile"]
         e = rng.exponential(size=shape)

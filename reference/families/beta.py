@@ -185,6 +185,10 @@ class Beta(Family):
             "value": gx,
         }
 
+    def _cdf(self, params, value, parametrization, options):
+        a, b = beta_concentrations(params, parametrization)
+        return special.betainc(a, b, np.clip(value, 0.0, 1.0))
+
     def _sample(self, params, shape, rng, parametrization):
         a, b = beta_concentrations(params, parametrization)
         return rng.beta(a, b, size=shape)

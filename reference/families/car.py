@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import projections
 from ..core import Arrays, Family, Options, OracleError, ParamInfo, ValueInfo
 from .wishart import _chol_or_identity
 
@@ -68,6 +69,11 @@ class CAR(Family):
             * (n / tau - np.einsum("...i,...ij,...j->...", phi, m, phi)),
             "value": -q_phi,
         }
+
+    def _projections(self, params, parametrization, options):
+        m, _ = self._scaled(params)
+        cov = np.linalg.inv(params["conditional_precision"][..., None, None] * m)
+        return projections.gaussian(params["loc"], cov, projections.vector)
 
     def _sample(self, params, shape, rng, parametrization):
         m, _ = self._scaled(params)

@@ -49,6 +49,9 @@ class Cauchy(Family):
         score = cauchy_score(z) / scale
         return {"loc": score, "scale": cauchy_scale_score(z) / scale, "value": -score}
 
+    def _cdf(self, params, value, parametrization, options):
+        return 0.5 + np.arctan((value - params["loc"]) / params["scale"]) / np.pi
+
     def _sample(self, params, shape, rng, parametrization):
         return params["loc"] + params["scale"] * rng.standard_cauchy(size=shape)
 

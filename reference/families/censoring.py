@@ -94,6 +94,13 @@ class OneSidedCensored(Family):
     def support(self, params: Arrays, parametrization: str | None = None) -> Support:
         return support(params, parametrization or self.default_parametrization, "real")
 
+    def _cdf(self, params, value, parametrization, options):
+        # NumPyro draws the base's values: the censoring indicator is data, not part of the law.
+        x = np.maximum(value, 0.0) if parametrization == "log_normal" else value
+        with np.errstate(divide="ignore"):
+            z, _ = standardized(params, x, parametrization)
+        return special.ndtr(z)
+
     def _sample(self, params, shape, rng, parametrization):
         # The reported value of an observation: a base draw (a censored one is then the bound
         # the true value lies below or above; any point of the support serves as a value).

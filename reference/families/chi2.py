@@ -27,6 +27,9 @@ class Chi2(Family):
             "value": vanishing_ratio(half_df - 1.0, value) - 0.5,
         }
 
+    def _cdf(self, params, value, parametrization, options):
+        return special.gammainc(0.5 * params["df"], 0.5 * np.maximum(value, 0.0))
+
     def _sample(self, params, shape, rng, parametrization):
         return rng.chisquare(params["df"], size=shape)
 

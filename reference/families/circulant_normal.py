@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import projections
 from ..core import Arrays, Family, Options, OracleError, ParamInfo, ValueInfo
 
 LOG_2PI = np.log(2.0 * np.pi)
@@ -66,6 +67,12 @@ class CirculantNormal(Family):
                 g_mat[..., idx[k]] += g_lam[..., k]
         solved = np.fft.ifft(xhat / lam, axis=-1).real  # Σ⁻¹ (x − loc)
         return {"loc": solved, parametrization: g_mat, "value": -solved}
+
+    def _projections(self, params, parametrization, options):
+        n = np.shape(params["loc"])[-1]
+        row = np.fft.ifft(self._eigenvalues(params, parametrization, n), axis=-1).real
+        idx = (np.arange(n)[None, :] - np.arange(n)[:, None]) % n
+        return projections.gaussian(params["loc"], row[..., idx], projections.vector)
 
     def _sample(self, params, shape, rng, parametrization):
         n = np.shape(params["loc"])[-1]

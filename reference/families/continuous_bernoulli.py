@@ -116,6 +116,15 @@ class ContinuousBernoulli(Family):
         g = value - special.expit(logits) + _dlogc_dlogits(logits)
         return {"logits": g, "value": logits}
 
+    def _cdf(self, params, value, parametrization, options):
+        # expm1(l·x)/expm1(l) (x at l = 0); for l > 0 as e^{l(x − 1)}·(1 − e^{−lx})/(1 − e^{−l}).
+        logits, _ = self._logits_t(params, parametrization)
+        x = np.clip(value, 0.0, 1.0)
+        with np.errstate(all="ignore"):
+            pos = np.exp(logits * (x - 1.0)) * np.expm1(-logits * x) / np.expm1(-logits)
+            neg = np.expm1(logits * x) / np.expm1(logits)
+            return np.where(logits > 0.0, pos, np.where(logits < 0.0, neg, x))
+
     def _sample(self, params, shape, rng, parametrization):
         logits, _ = self._logits_t(params, parametrization)
         u = rng.random(shape)

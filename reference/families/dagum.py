@@ -46,6 +46,13 @@ class Dagum(Family):
             "value": (a * d_t - 1.0) / value,
         }
 
+    def _cdf(self, params, value, parametrization, options):
+        # (1 + (x/b)^−a)^−p = exp(−p·log1p((x/b)^−a)).
+        p, a, b = params["concentration"], params["sharpness"], params["scale"]
+        x = np.maximum(value, 0.0)
+        with np.errstate(divide="ignore", over="ignore"):
+            return np.exp(-p * np.log1p((x / b) ** -a))
+
     def _sample(self, params, shape, rng, parametrization):
         # Inverse CDF: F(x) = (1 + (x/b)^−a)^−p, so x = b·(u^{−1/p} − 1)^{−1/a}.
         p, a, b = params["concentration"], params["sharpness"], params["scale"]

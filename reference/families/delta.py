@@ -31,6 +31,9 @@ class Delta(Family):
     ) -> dict[str, np.ndarray]:
         return {"log_density": np.ones(np.broadcast_shapes(np.shape(value), np.shape(params["v"])))}
 
+    def _cdf(self, params, value, parametrization, options):
+        return np.where(value >= params["v"], 1.0, 0.0)
+
     def _sample(self, params, shape, rng, parametrization):
         return np.broadcast_to(params["v"], shape).copy()
 

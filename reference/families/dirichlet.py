@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
+from .. import projections
 from ..core import Arrays, Family, Options, ParamInfo, ValueInfo
 
 
@@ -39,6 +40,20 @@ class Dirichlet(Family):
             "concentration": np.log(value) + psi_total - special.digamma(alpha),
             "value": d_value,
         }
+
+    def _projections(self, params, parametrization, options):
+        # x_i ~ Beta(α_i, α_0 − α_i).
+        alpha = params["concentration"]
+        total = alpha.sum(-1)
+        found = []
+        for i in projections.coordinates(alpha.shape[-1]):
+            a, b = alpha[..., i], total - alpha[..., i]
+
+            def cdf(y, a=a, b=b):
+                return special.betainc(a, b, np.clip(y, 0.0, 1.0))
+
+            found.append(projections.coordinate(i, cdf))
+        return found
 
     def _sample(self, params, shape, rng, parametrization):
         g = rng.gamma(params["concentration"])

@@ -108,6 +108,14 @@ class DoublyTruncatedPowerLaw(Family):
             d_high = np.where(low == 0, -np.exp(alpha * np.log(high) - log_z), d_high)
             return {"alpha": d_alpha, "low": d_low, "high": d_high, "value": alpha / value}
 
+    def _cdf(self, params, value, parametrization, options):
+        # F(x) = Z(low, x)/Z(low, high): the normaliser over [low, x], in its stable form.
+        low, high = params["low"], params["high"]
+        x = np.clip(value, low, high)
+        with np.errstate(all="ignore"):
+            up_to_x = log_normalizer({**params, "high": x})
+            return np.where(x <= low, 0.0, np.exp(up_to_x - log_normalizer(params)))
+
     def _sample(self, params, shape, rng, parametrization):
         # Inverse CDF: x = a·(1 + u·expm1(ε·L))^{1/ε}, a·(b/a)^u at ε = 0, b·u^{1/ε} at a = 0.
         alpha, low, high = params["alpha"], params["low"], params["high"]

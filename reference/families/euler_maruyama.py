@@ -89,4 +89,7 @@ EULER_MARUYAMA = EulerMaruyama(
         }
     },
     value=ValueInfo(1, "real_vector"),
+    no_law=(
+        "a Gaussian path whose covariance the oracle does not form (its log_prob is the product of the Euler–Maruyama transitions): draws are held to their shapes and support"
+    ),
 )

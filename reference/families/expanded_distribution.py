@@ -12,6 +12,7 @@ or variant asks for it.
 from __future__ import annotations
 
 import numpy as np
+from scipy import special
 
 from ..core import Arrays, Family, Options, OracleError, ParamInfo, ValueInfo
 from .normal import HALF_LOG_2PI
@@ -43,6 +44,9 @@ class ExpandedDistribution(Family):
         loc, scale = params["loc"], params["scale"]
         z = (value - loc) / scale
         return {"loc": z / scale, "scale": (z * z - 1.0) / scale, "value": -z / scale}
+
+    def _cdf(self, params, value, parametrization, options):
+        return special.ndtr((value - params["loc"]) / params["scale"])
 
     def _sample(self, params, shape, rng, parametrization):
         return params["loc"] + params["scale"] * rng.standard_normal(shape)

@@ -21,6 +21,9 @@ class Exponential(Family):
         rate = params["rate"]
         return {"rate": 1.0 / rate - value, "value": -rate}
 
+    def _cdf(self, params, value, parametrization, options):
+        return -np.expm1(-params["rate"] * np.maximum(value, 0.0))
+
     def _sample(self, params, shape, rng, parametrization):
         return rng.exponential(1.0 / params["rate"], size=shape)
 

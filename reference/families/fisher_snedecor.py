@@ -61,6 +61,9 @@ class FisherSnedecor(Family):
             "value": ((a - 1.0) - a * value - y) / ((1.0 + y) * value),
         }
 
+    def _cdf(self, params, value, parametrization, options):
+        return special.fdtr(params["df1"], params["df2"], np.maximum(value, 0.0))
+
     def _sample(self, params, shape, rng, parametrization):
         return rng.f(params["df1"], params["df2"], size=shape)
 

@@ -13,6 +13,7 @@ import numpy as np
 
 from ..core import Arrays, Family, Options, ParamInfo, ValueInfo
 from .gamma import SUPPORT_LOWER, exclude_zero
+from .truncated_normal import log_gauss_mass
 
 HALF_LOG_2PI = 0.5 * np.log(2.0 * np.pi)
 
@@ -46,6 +47,14 @@ class FoldedDistribution(Family):
             "scale": (w_plus * z_plus * z_plus + w_minus * z_minus * z_minus - 1.0) / scale,
             "value": (-w_plus * z_plus + w_minus * z_minus) / scale,
         }
+
+    def _cdf(self, params, value, parametrization, options):
+        # P(|Y| ≤ x) = Φ((x − loc)/scale) − Φ((−x − loc)/scale), as the mass of a Gaussian interval.
+        loc, scale = params["loc"], params["scale"]
+        x = np.maximum(value, 0.0)
+        with np.errstate(divide="ignore"):
+            mass = np.exp(log_gauss_mass((-x - loc) / scale, (x - loc) / scale, 2.0 * x / scale))
+        return np.where(x > 0.0, mass, 0.0)
 
     def _sample(self, params, shape, rng, parametrization):
         return np.abs(params["loc"] + params["scale"] * rng.standard_normal(shape))

@@ -121,6 +121,9 @@ class Gamma(Family):
             "value": vanishing_ratio(a - 1.0, value) - rate,
         }
 
+    def _cdf(self, params, value, parametrization, options):
+        return special.gammainc(params["concentration"], params["rate"] * np.maximum(value, 0.0))
+
     def _sample(self, params, shape, rng, parametrization):
         return rng.gamma(params["concentration"], 1.0 / params["rate"], size=shape)
 

@@ -27,6 +27,7 @@ import warnings
 import numpy as np
 from scipy import integrate, special
 
+from .. import projections
 from ..core import Arrays, Family, Options, OracleError, ParamInfo, ValueInfo
 from .wishart import _chol_or_identity
 
@@ -397,6 +398,20 @@ class GaussianCopula(Family):
                 ..., None
             ] * np.eye(chol.shape[-1])
         return out
+
+    def _projections(self, params, parametrization, options):
+        # A Gaussian copula keeps its marginals: each coordinate follows its own marginal law.
+        n = self._event_shape(params, parametrization)[0]
+        batch = np.shape(params[parametrization])[:-2]
+        found = []
+        for i in projections.coordinates(n):
+            p = {k: np.broadcast_to(params[k], (*batch, n))[..., i] for k in self.marginal.names}
+
+            def cdf(y, p=p):
+                return np.exp(self.marginal.log_tails(p, y)[0])
+
+            found.append(projections.coordinate(i, cdf))
+        return found
 
     def _sample(self, params, shape, rng, parametrization):
         chol = self._factor(params, parametrization)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import projections
 from ..core import Arrays, Family, Options, ParamInfo, ValueInfo
 from .normal import HALF_LOG_2PI
 
@@ -44,6 +45,13 @@ class GaussianRandomWalk(Family):
             "scale": (-steps + (z * z).sum(-1)) / scale,
             "value": -(inc - nxt) / (scale * scale)[..., None],
         }
+
+    def _projections(self, params, parametrization, options):
+        steps = int(np.asarray(params["num_steps"]))
+        t = np.arange(1, steps + 1)
+        cov = params["scale"][..., None, None] ** 2 * np.minimum(t[:, None], t[None, :])
+        mean = np.zeros((*np.shape(params["scale"]), steps))
+        return projections.gaussian(mean, cov, projections.vector)
 
     def _sample(self, params, shape, rng, parametrization):
         steps = int(np.asarray(params["num_steps"]))

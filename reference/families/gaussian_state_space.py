@@ -141,4 +141,7 @@ GAUSSIAN_STATE_SPACE = GaussianStateSpace(
         ),
     },
     value=ValueInfo(2, "real"),
+    no_law=(
+        "a Gaussian path whose covariance the oracle does not form (its log_prob is the product of the transitions): draws are held to their shapes and support"
+    ),
 )

@@ -79,6 +79,13 @@ class GeneralizedPareto(Family):
             "value": dz / scale,
         }
 
+    def _cdf(self, params, value, parametrization, options):
+        z, xi = _standardized(params, value)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            end = np.where(xi < 0.0, -1.0 / np.where(xi < 0.0, xi, -1.0), np.inf)
+            zc = np.clip(z, 0.0, end)
+            return np.where(z >= end, 1.0, -np.expm1(-_log1p_over(xi, xi * zc, zc)))
+
     def _sample(self, params, shape, rng, parametrization):
         loc, scale, xi = params["loc"], params["scale"], params["concentration"]
         log_u = np.log1p(-rng.random(size=shape))  # log(1 − U), U uniform on [0, 1)

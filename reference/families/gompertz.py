@@ -32,6 +32,10 @@ class Gompertz(Family):
             "value": b - c * b * grow,
         }
 
+    def _cdf(self, params, value, parametrization, options):
+        c, b = params["concentration"], params["rate"]
+        return -np.expm1(-c * np.expm1(b * np.maximum(value, 0.0)))
+
     def _sample(self, params, shape, rng, parametrization):
         # Inverse CDF: F(x) = 1 − exp(−c·expm1(b·x)).
         c, b = params["concentration"], params["rate"]

@@ -31,6 +31,9 @@ class Gumbel(Family):
             "value": -one_minus_e / scale,
         }
 
+    def _cdf(self, params, value, parametrization, options):
+        return np.exp(-np.exp(-(value - params["loc"]) / params["scale"]))
+
     def _sample(self, params, shape, rng, parametrization):
         return rng.gumbel(params["loc"], params["scale"], size=shape)
 

@@ -30,6 +30,9 @@ class HalfCauchy(Family):
         z = value / scale
         return {"scale": cauchy_scale_score(z) / scale, "value": -cauchy_score(z) / scale}
 
+    def _cdf(self, params, value, parametrization, options):
+        return 2.0 / np.pi * np.arctan(np.maximum(value, 0.0) / params["scale"])
+
     def _sample(self, params, shape, rng, parametrization):
         return np.abs(params["scale"] * rng.standard_cauchy(size=shape))
 

@@ -7,6 +7,7 @@ Declared convention ``support_lower``: torch's support is ``[0, ∞)`` (``closed
 from __future__ import annotations
 
 import numpy as np
+from scipy import special
 
 from ..core import Arrays, Family, Options, ParamInfo, ValueInfo
 from .gamma import SUPPORT_LOWER, exclude_zero
@@ -28,6 +29,9 @@ class HalfNormal(Family):
         scale = params["scale"]
         z = value / scale
         return {"scale": (z * z - 1.0) / scale, "value": -z / scale}
+
+    def _cdf(self, params, value, parametrization, options):
+        return special.erf(np.maximum(value, 0.0) / (params["scale"] * np.sqrt(2.0)))
 
     def _sample(self, params, shape, rng, parametrization):
         return np.abs(params["scale"] * rng.standard_normal(shape))

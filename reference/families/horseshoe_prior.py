@@ -77,4 +77,7 @@ HORSESHOE_PRIOR = HorseshoePrior(
     name="HorseshoePrior",
     parametrizations={"scale": {"scale": ParamInfo(0, "positive")}},
     value=ValueInfo(0, "real"),
+    no_law=(
+        "GPyTorch's log_prob is an average of two bounds on the horseshoe density, not the law its sampler draws from (the horseshoe), whose CDF the oracle does not have"
+    ),
 )

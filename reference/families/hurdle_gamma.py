@@ -41,6 +41,13 @@ class HurdleGamma(Family):
             **hurdle_gate_grad(params, zero),
         }
 
+    def _cdf(self, params, value, parametrization, options):
+        # The atom g at 0, then (1 − g)·P(α, λx).
+        log_g, log_1mg = log_gates(params)
+        x = np.maximum(value, 0.0)
+        base = special.gammainc(params["concentration"], params["rate"] * x)
+        return np.where(value < 0.0, 0.0, np.exp(log_g) + np.exp(log_1mg) * base)
+
     def _sample(self, params, shape, rng, parametrization):
         drawn = rng.gamma(params["concentration"], 1.0 / params["rate"], size=shape)
         return sample_gate(params, drawn, shape, rng)

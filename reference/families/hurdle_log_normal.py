@@ -12,6 +12,7 @@ At x = 0 there is no ∂/∂x (an atom: NaN).
 from __future__ import annotations
 
 import numpy as np
+from scipy import special
 
 from ..core import Arrays, Family, Options, ParamInfo, ValueInfo
 from .hurdle_poisson import hurdle_gate_grad, log_gates, sample_gate
@@ -43,6 +44,14 @@ class HurdleLogNormal(Family):
             "value": np.where(zero, np.nan, -(1.0 + z / scale) / x),
             **hurdle_gate_grad(params, zero),
         }
+
+    def _cdf(self, params, value, parametrization, options):
+        # The atom g at 0, then (1 − g)·Φ((log x − μ)/σ).
+        log_g, log_1mg = log_gates(params)
+        with np.errstate(divide="ignore"):
+            z = (np.log(np.maximum(value, 0.0)) - params["loc"]) / params["scale"]
+        base = np.exp(log_1mg) * special.ndtr(z)
+        return np.where(value < 0.0, 0.0, np.exp(log_g) + base)
 
     def _sample(self, params, shape, rng, parametrization):
         drawn = np.exp(params["loc"] + params["scale"] * rng.standard_normal(shape))

@@ -40,4 +40,5 @@ IMPROPER_UNIFORM = ImproperUniform(
     name="ImproperUniform",
     parametrizations={"greater_than": {"low": ParamInfo(0, "real")}},
     value=ValueInfo(0, "real"),
+    no_law=("improper: there is no law to draw from (NumPyro's sample raises NotImplementedError)"),
 )

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import projections
 from ..core import Arrays, Family, Options, OracleError, ParamInfo, ValueInfo
 from .normal import HALF_LOG_2PI
 
@@ -46,6 +47,11 @@ class Independent(Family):
             "scale": _fold((z * z - 1.0) / scale, scale),
             "value": np.broadcast_to(-z / scale, value.shape),
         }
+
+    def _projections(self, params, parametrization, options):
+        loc, scale = np.broadcast_arrays(params["loc"], params["scale"])
+        cov = scale[..., :, None] ** 2 * np.eye(loc.shape[-1])
+        return projections.gaussian(loc, cov, projections.vector)
 
     def _sample(self, params, shape, rng, parametrization):
         loc, scale = np.broadcast_arrays(params["loc"], params["scale"])

@@ -104,4 +104,7 @@ INTERVAL_CENSORED_DISTRIBUTION = IntervalCensoredDistribution(
     name="IntervalCensoredDistribution",
     parametrizations={"normal": {**BASE_PARAMS, "left_censored": _FLAG, "right_censored": _FLAG}},
     value=ValueInfo(1, "real_vector"),
+    no_law=(
+        "its value is an interval (a pair of bounds), a likelihood's data rather than a draw: the oracle holds draws to their shapes only"
+    ),
 )

@@ -31,6 +31,13 @@ class InverseGamma(Family):
             "value": (rate / value - (a + 1.0)) / value,
         }
 
+    def _cdf(self, params, value, parametrization, options):
+        x = np.maximum(value, 0.0)
+        with np.errstate(divide="ignore"):
+            return np.where(
+                x > 0.0, special.gammaincc(params["concentration"], params["rate"] / x), 0.0
+            )
+
     def _sample(self, params, shape, rng, parametrization):
         return params["rate"] / rng.gamma(params["concentration"], size=shape)
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
+from .. import projections
 from ..core import Arrays, Family, Options, OracleError, ParamInfo, ValueInfo
 from .lkj_cholesky import log_multivariate_gamma
 from .wishart import LOG_2, _chol_or_identity, _eye_where_invalid
@@ -134,6 +135,12 @@ class InverseWishart(Family):
         else:
             out["value"] = -0.5 * (nu + p + 1.0)[..., None, None] * x_inv + 0.5 * x_inv_psi_x_inv
         return out
+
+    def _projections(self, params, parametrization, options):
+        s = self._scale_tril(params, parametrization)
+        psi = s @ np.swapaxes(s, -1, -2)
+        as_matrix = projections.gram if self.cholesky_value else projections.vector
+        return projections.inverse_chi2_quadratic_forms(params["concentration"], psi, as_matrix)
 
     def _sample(self, params, shape, rng, parametrization):
         """L = S A⁻¹ with A lower-triangular, A_ii² ~ χ²(ν − p + i) (i = 1..p), A_ij ~ N(0, 1):

@@ -54,6 +54,13 @@ class Kumaraswamy(Family):
             ),
         }
 
+    def _cdf(self, params, value, parametrization, options):
+        # 1 − (1 − x^a)^b, as −expm1(b·log(1 − x^a)) with log(1 − x^a) = log1mexp(a·log x).
+        a, b = params["concentration1"], params["concentration0"]
+        x = np.clip(value, 0.0, 1.0)
+        with np.errstate(divide="ignore"):
+            return -np.expm1(b * log1mexp(a * np.log(x)))
+
     def _sample(self, params, shape, rng, parametrization):
         a, b = params["concentration1"], params["concentration0"]
         u = rng.random(shape)

@@ -26,6 +26,11 @@ class Laplace(Family):
         sign = np.sign(d) / scale
         return {"loc": sign, "scale": (np.abs(d) / scale - 1.0) / scale, "value": -sign}
 
+    def _cdf(self, params, value, parametrization, options):
+        z = (value - params["loc"]) / params["scale"]
+        half_tail = 0.5 * np.exp(-np.abs(z))
+        return np.where(z < 0.0, half_tail, 1.0 - half_tail)
+
     def _sample(self, params, shape, rng, parametrization):
         return rng.laplace(params["loc"], params["scale"], size=shape)
 

@@ -9,6 +9,7 @@ The support is open at loc (the density tends to 0 there; NumPyro's support is
 from __future__ import annotations
 
 import numpy as np
+from scipy import special
 
 from ..core import Arrays, Family, Options, ParamInfo, Support, ValueInfo
 
@@ -29,6 +30,11 @@ class Levy(Family):
         c, y = params["scale"], value - params["loc"]
         d_value = c / (2.0 * y * y) - 1.5 / y
         return {"loc": -d_value, "scale": 0.5 / c - 0.5 / y, "value": d_value}
+
+    def _cdf(self, params, value, parametrization, options):
+        y = value - params["loc"]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(y > 0.0, special.erfc(np.sqrt(params["scale"] / (2.0 * y))), 0.0)
 
     def _sample(self, params, shape, rng, parametrization):
         # c / Z² for a standard normal Z.

@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
+from .. import projections
 from ..core import Arrays, Family, Options, OracleError, ParamInfo, ValueInfo
 
 LOG_PI = np.log(np.pi)
@@ -108,6 +109,10 @@ class LKJCholesky(Family):
         idx = np.arange(1, d)
         d_value[..., idx, idx] = _orders(eta, d) / diag[..., 1:]
         return {"concentration": 2.0 * np.log(diag[..., 1:]).sum(-1) - d_norm, "value": d_value}
+
+    def _projections(self, params, parametrization, options):
+        as_corr = projections.gram if self.value.support == "corr_cholesky" else projections.vector
+        return projections.lkj_correlations(params["concentration"], _dim(params), as_corr)
 
     def _sample(self, params, shape, rng, parametrization):
         """The onion method (LKJ 2009, §3.2), as torch and NumPyro draw."""

@@ -22,7 +22,8 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
-from ..core import Arrays, Options, ParamInfo, ValueInfo
+from .. import projections
+from ..core import Arrays, Options, ParamInfo, Projection, ValueInfo
 from .lkj_cholesky import LKJCholesky, _dim, _half_offsets, log_lkj_normalizer
 from .wishart import _chol_or_identity
 
@@ -79,6 +80,23 @@ class LKJCovariancePrior(LKJCholesky):
             "sd_rate": (alpha[..., None] / beta[..., None] - sd).sum(-1),
             "value": (eta - 1.0)[..., None, None] * x_inv + on_diag[..., None] * np.eye(d),
         }
+
+    def _projections(self, params, parametrization, options):
+        # Σ = diag(sd)·R·diag(sd): √Σ_00 ~ Gamma(sd_concentration, sd_rate), and R's entries are
+        # LKJ's.
+        a, b = params["sd_concentration"], params["sd_rate"]
+
+        def sd_cdf(y):
+            return special.gammainc(a, b * np.maximum(y, 0.0))
+
+        def correlation(x):
+            sd = np.sqrt(np.diagonal(x, axis1=-2, axis2=-1))
+            return x / (sd[..., :, None] * sd[..., None, :])
+
+        found = [Projection("√Σ[0, 0]", lambda x: np.sqrt(x[..., 0, 0]), sd_cdf)]
+        return found + projections.lkj_correlations(
+            params["concentration"], _dim(params), correlation
+        )
 
     def _sample(self, params, shape, rng, parametrization):
         chol = super()._sample(params, shape, rng, parametrization)

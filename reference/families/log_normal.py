@@ -4,6 +4,7 @@ density tends to 0 at 0, and x = 0 is outside the support, not a boundary point)
 from __future__ import annotations
 
 import numpy as np
+from scipy import special
 
 from ..core import Arrays, Family, Options, ParamInfo, ValueInfo
 
@@ -29,6 +30,11 @@ class LogNormal(Family):
             "scale": (z * z - 1.0) / scale,
             "value": -(1.0 + z / scale) / value,
         }
+
+    def _cdf(self, params, value, parametrization, options):
+        with np.errstate(divide="ignore"):
+            z = (np.log(np.maximum(value, 0.0)) - params["loc"]) / params["scale"]
+        return special.ndtr(z)
 
     def _sample(self, params, shape, rng, parametrization):
         return np.exp(params["loc"] + params["scale"] * rng.standard_normal(shape))

@@ -39,6 +39,11 @@ class LogUniform(Family):
             "value": -1.0 / value,
         }
 
+    def _cdf(self, params, value, parametrization, options):
+        low = params["low"]
+        x = np.clip(value, low, params["high"])
+        return np.clip(np.log1p((x - low) / low) / _log_ratio(params), 0.0, 1.0)
+
     def _sample(self, params, shape, rng, parametrization):
         low = params["low"]
         return low * np.exp(rng.random(size=shape) * _log_ratio(params))

@@ -40,6 +40,9 @@ class Logistic(Family):
     def _grad(self, params, value, parametrization, options):
         return _location_scale_grads(params, value, -np.tanh(_z(params, value) / 2.0))
 
+    def _cdf(self, params, value, parametrization, options):
+        return 0.5 * (1.0 + np.tanh(0.5 * _z(params, value)))
+
     def _sample(self, params, shape, rng, parametrization):
         return params["loc"] + params["scale"] * rng.logistic(size=shape)
 
@@ -53,6 +56,12 @@ class SoftLaplace(Family):
 
     def _grad(self, params, value, parametrization, options):
         return _location_scale_grads(params, value, -np.tanh(_z(params, value)))
+
+    def _cdf(self, params, value, parametrization, options):
+        # ∫ 2/(π·cosh z) = (2/π)·arctan(e^z); as arctan of e^−|z| on the far side (no overflow).
+        z = _z(params, value)
+        near = 2.0 / np.pi * np.arctan(np.exp(-np.abs(z)))
+        return np.where(z < 0.0, near, 1.0 - near)
 
     def _sample(self, params, shape, rng, parametrization):
         # The CDF is (2/π)·arctan(e^z): z = log(tan(π·U/2)).

@@ -20,8 +20,10 @@ log N(x_i) falls as −(log y_i)²/(2σ²), faster than −log y_i rises.
 from __future__ import annotations
 
 import numpy as np
+from scipy import special
 
-from ..core import Arrays, Family, Options, OracleError, ParamInfo, ValueInfo
+from .. import projections
+from ..core import Arrays, Family, Options, OracleError, ParamInfo, Projection, ValueInfo
 from .normal import HALF_LOG_2PI
 
 
@@ -83,6 +85,24 @@ class LogisticNormal(Family):
             "scale": _fold((z * z - 1.0) / scale, scale),
             "value": d_value,
         }
+
+    def _projections(self, params, parametrization, options):
+        # Stick-breaking: z_i = y_i/(1 − Σ_{j<i} y_j) and logit(z_i) + log(K − i) ~ N(loc_i, scale_i).
+        loc, scale = np.broadcast_arrays(params["loc"], params["scale"])
+        k = loc.shape[-1]
+        found = []
+        for i in projections.coordinates(k):
+
+            def stick(y, i=i):
+                rest = 1.0 - y[..., :i].sum(-1)
+                z = y[..., i] / rest
+                return np.log(z) - np.log1p(-z) + np.log(k - i)
+
+            def cdf(t, i=i):
+                return special.ndtr((t - loc[..., i]) / scale[..., i])
+
+            found.append(Projection(f"stick {i}", stick, cdf))
+        return found
 
     def _sample(self, params, shape, rng, parametrization):
         loc, scale = np.broadcast_arrays(params["loc"], params["scale"])

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import projections
 from ..core import Arrays, Family, Options, OracleError, ParamInfo, ValueInfo
 
 LOG_2PI = np.log(2.0 * np.pi)
@@ -58,6 +59,10 @@ class LowRankMultivariateNormal(Family):
             "cov_diag": 0.5 * (w * w - np.diagonal(inv, axis1=-2, axis2=-1)),
             "value": -w,
         }
+
+    def _projections(self, params, parametrization, options):
+        cov = low_rank_covariance(params["cov_factor"], params["cov_diag"])
+        return projections.gaussian(params["loc"], cov, projections.vector)
 
     def _sample(self, params, shape, rng, parametrization):
         factor = params["cov_factor"]

@@ -36,6 +36,11 @@ class LowerTruncatedPowerLaw(Family):
             "value": alpha / value,
         }
 
+    def _cdf(self, params, value, parametrization, options):
+        alpha, low = params["alpha"], params["low"]
+        x = np.maximum(value, low)
+        return -np.expm1((1.0 + alpha) * log_ratio(x, low))
+
     def _sample(self, params, shape, rng, parametrization):
         # low·(1 − u)^{1/(1 + α)}: the inverse of F(x) = 1 − (x/low)^{1 + α}.
         e = rng.exponential(size=shape)  # −log(1 − u)

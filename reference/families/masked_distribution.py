@@ -42,6 +42,10 @@ class MaskedDistribution(Family):
     def support(self, params: Arrays, parametrization: str | None = None) -> Support:
         return Support("real", lower=np.where(params["mask"] == 1, 0.0, -np.inf))
 
+    def _cdf(self, params, value, parametrization, options):
+        # Every position draws from the base Gamma, masked out or not.
+        return special.gammainc(params["concentration"], params["rate"] * np.maximum(value, 0.0))
+
     def _sample(self, params, shape, rng, parametrization):
         # Masked-out positions draw from the base too, as NumPyro's sampler does.
         return rng.gamma(params["concentration"], 1.0 / params["rate"], size=shape)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import projections
 from ..core import Arrays, Family, Options, OracleError, ParamInfo, ValueInfo
 
 LOG_2PI = np.log(2.0 * np.pi)
@@ -75,6 +76,17 @@ class MatrixNormal(Family):
         row = row - p * (1.0 / np.diagonal(lr, axis1=-2, axis2=-1))[..., None] * np.eye(n)
         col = col - n * (1.0 / np.diagonal(lc, axis1=-2, axis2=-1))[..., None] * np.eye(p)
         return {"loc": w, "scale_tril_row": row, "scale_tril_column": col, "value": -w}
+
+    def _projections(self, params, parametrization, options):
+        # X = M + Lr Z Lcᵀ: row-major vec(X) has covariance U ⊗ V, U = Lr Lrᵀ, V = Lc Lcᵀ.
+        lr, lc = params["scale_tril_row"], params["scale_tril_column"]
+        u, v = lr @ np.swapaxes(lr, -1, -2), lc @ np.swapaxes(lc, -1, -2)
+        n, p = u.shape[-1], v.shape[-1]
+        cov = (u[..., :, None, :, None] * v[..., None, :, None, :]).reshape(
+            *u.shape[:-2], n * p, n * p
+        )
+        mean = params["loc"].reshape(*params["loc"].shape[:-2], n * p)
+        return projections.gaussian(mean, cov, lambda x: x.reshape(*x.shape[:-2], n * p))
 
     def _sample(self, params, shape, rng, parametrization):
         lr, lc = params["scale_tril_row"], params["scale_tril_column"]

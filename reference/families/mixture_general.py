@@ -86,6 +86,13 @@ class MixtureGeneral(Family):
             "value": rn * parts["value"][0] + rc * parts["value"][1],
         }
 
+    def _cdf(self, params, value, parametrization, options):
+        weights, kind = weights_of(params)
+        w = np.exp(category_log_probs(weights, kind, True))
+        zn = (value - params["normal_loc"]) / params["normal_scale"]
+        zc = (value - params["cauchy_loc"]) / params["cauchy_scale"]
+        return w[..., 0] * special.ndtr(zn) + w[..., 1] * (0.5 + np.arctan(zc) / np.pi)
+
     def _sample(self, params, shape, rng, parametrization):
         weights, kind = weights_of(params)
         k = sample_categories(category_log_probs(weights, kind, True), rng)

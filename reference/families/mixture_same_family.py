@@ -85,6 +85,13 @@ class MixtureSameFamily(Family):
             "value": -(resp * z / scale).sum(-1),
         }
 
+    def _cdf(self, params, value, parametrization, options):
+        # Σ_k w_k·Φ((x − loc_k)/scale_k), the weights normalised as both samplers do.
+        weights, kind = weights_of(params)
+        w = np.exp(category_log_probs(weights, kind, True))
+        z, _ = self._components(params, value)
+        return (w * special.ndtr(z)).sum(-1)
+
     def _sample(self, params, shape, rng, parametrization):
         weights, kind = weights_of(params)
         k = sample_categories(category_log_probs(weights, kind, True), rng).astype(np.intp)

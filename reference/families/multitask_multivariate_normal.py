@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import projections
 from ..core import Arrays, Family, OracleError, ParamInfo, ValueInfo
 from .multivariate_normal import MULTIVARIATE_NORMAL
 
@@ -64,6 +65,14 @@ class MultitaskMultivariateNormal(Family):
             "covariance_matrix": g["covariance_matrix"],
             "value": unvec(g["value"], n, t, parametrization),
         }
+
+    def _projections(self, params, parametrization, options):
+        mvn = self._mvn(params, parametrization)
+
+        def flatten(x: np.ndarray) -> np.ndarray:
+            return vec(x, parametrization)
+
+        return projections.gaussian(mvn["loc"], mvn["covariance_matrix"], flatten)
 
     def _sample(self, params, shape, rng, parametrization):
         n, t = params["mean"].shape[-2:]

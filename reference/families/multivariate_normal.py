@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import projections
 from ..core import Arrays, Family, OracleError, ParamInfo, ValueInfo
 
 LOG_2PI = np.log(2.0 * np.pi)
@@ -64,6 +65,16 @@ class MultivariateNormal(Family):
             w = np.einsum("...ij,...j->...i", mat, d)
             g = 0.5 * np.linalg.inv(mat) - 0.5 * d[..., :, None] * d[..., None, :]
         return {"loc": w, parametrization: g, "value": -w}
+
+    def _projections(self, params, parametrization, options):
+        mat = params[parametrization]
+        if parametrization == "scale_tril":
+            cov = mat @ np.swapaxes(mat, -1, -2)
+        elif parametrization == "precision_matrix":
+            cov = np.linalg.inv(mat)
+        else:
+            cov = mat
+        return projections.gaussian(params["loc"], cov, projections.vector)
 
     def _sample(self, params, shape, rng, parametrization):
         mat = params[parametrization]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import projections
 from ..core import Arrays, Family, Options, OracleError, ParamInfo, ValueInfo
 from .beta import digamma_gap, f_gap, log_beta
 
@@ -89,6 +90,11 @@ class MultivariateStudentT(Family):
             "scale_tril": g_chol,
             "value": -d_loc,
         }
+
+    def _projections(self, params, parametrization, options):
+        chol = params["scale_tril"]
+        cov = chol @ np.swapaxes(chol, -1, -2)
+        return projections.gaussian(params["loc"], cov, projections.vector, df=params["df"])
 
     def _sample(self, params, shape, rng, parametrization):
         chol = params["scale_tril"]

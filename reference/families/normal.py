@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+from scipy import special
 
 from ..core import Arrays, Family, ParamInfo, ValueInfo
 
@@ -24,6 +25,9 @@ class Normal(Family):
         loc, scale = params["loc"], params["scale"]
         z = (value - loc) / scale
         return {"loc": z / scale, "scale": (z * z - 1.0) / scale, "value": -z / scale}
+
+    def _cdf(self, params, value, parametrization, options):
+        return special.ndtr((value - params["loc"]) / params["scale"])
 
     def _sample(self, params, shape, rng, parametrization):
         return params["loc"] + params["scale"] * rng.standard_normal(shape)

@@ -41,6 +41,11 @@ class Pareto(Family):
             "value": -(alpha + 1.0) / value,
         }
 
+    def _cdf(self, params, value, parametrization, options):
+        scale, alpha = params["scale"], params["alpha"]
+        x = np.maximum(value, scale)
+        return -np.expm1(-alpha * log_ratio(x, scale))
+
     def _sample(self, params, shape, rng, parametrization):
         # scale·e^E with E ~ Exponential(alpha): the construction both frameworks use.
         return params["scale"] * np.exp(rng.exponential(1.0 / params["alpha"], size=shape))

@@ -103,4 +103,7 @@ PROJECTED_NORMAL = ProjectedNormal(
     name="ProjectedNormal",
     parametrizations={"concentration": {"concentration": ParamInfo(1, "real")}},
     value=ValueInfo(1, "sphere"),
+    no_law=(
+        "no one-dimensional statistic of a direction y/|y|, y ~ N(c, I), has a CDF in closed form the oracle gives"
+    ),
 )

@@ -54,6 +54,13 @@ class RelaxedBernoulli(Family):
             out["logits"] = slope
         return out
 
+    def _cdf(self, params, value, parametrization, options):
+        # x = σ((logit p + L)/T) with L standard logistic: F(x) = σ(T·logit x − logit p).
+        x = np.clip(value, 0.0, 1.0)
+        with np.errstate(divide="ignore"):
+            logit_x = np.log(x) - np.log1p(-x)
+            return special.expit(params["temperature"] * logit_x - _logits(params, parametrization))
+
     def _sample(self, params, shape, rng, parametrization):
         u = rng.random(shape)
         noise = np.log(u) - np.log1p(-u)

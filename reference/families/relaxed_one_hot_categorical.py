@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
-from ..core import Arrays, Family, Options, ParamInfo, Support, ValueInfo
+from ..core import Arrays, Family, Options, ParamInfo, Projection, Support, ValueInfo
 
 
 def _logits(params: Arrays, parametrization: str) -> np.ndarray:
@@ -61,6 +61,20 @@ class RelaxedOneHotCategorical(Family):
         else:
             out["logits"] = d_logits
         return out
+
+    def _projections(self, params, parametrization, options):
+        # log y_0 − log y_1 = (l_0 − l_1 + G_0 − G_1)/λ, and a difference of standard Gumbels is
+        # standard logistic.
+        logits = _logits(params, parametrization)
+        lam = params["temperature"]
+        loc = (logits[..., 0] - logits[..., 1]) / lam
+
+        def cdf(t):
+            return special.expit(lam * (t - loc))
+
+        return [
+            Projection("log y[0] − log y[1]", lambda y: np.log(y[..., 0]) - np.log(y[..., 1]), cdf)
+        ]
 
     def _sample(self, params, shape, rng, parametrization):
         logits = _logits(params, parametrization)

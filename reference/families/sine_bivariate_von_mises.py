@@ -169,4 +169,5 @@ SINE_BIVARIATE_VON_MISES = SineBivariateVonMises(
         }
     },
     value=ValueInfo(1, CIRCLE),
+    no_law=("its marginals are not von Mises and have no closed-form CDF"),
 )

@@ -88,4 +88,5 @@ SINE_SKEWED = SineSkewed(
         }
     },
     value=ValueInfo(1, CIRCLE),
+    no_law=("its marginals have no closed-form CDF in the oracle"),
 )

@@ -12,7 +12,9 @@ i.e. flat inside the box and a half-Normal's tail outside, normalised (the box h
 from __future__ import annotations
 
 import numpy as np
+from scipy import special
 
+from .. import projections
 from ..core import Arrays, Family, Options, ParamInfo, ValueInfo
 from .normal import HALF_LOG_2PI
 
@@ -57,6 +59,24 @@ class SmoothedBoxPrior(Family):
             "sigma": np.broadcast_to(d * d / sigma**3 - 1.0 / sigma + width * mass / sigma, shape),
             "value": np.broadcast_to(-d / sigma**2, shape),
         }
+
+    def _projections(self, params, parametrization, options):
+        # Each coordinate independently: the box [a, b] with mass w = (b − a)/(b − a + √(2π)σ),
+        # and half-normal shoulders of mass (1 − w)/2 on either side.
+        a, b, sigma = np.broadcast_arrays(params["a"], params["b"], params["sigma"])
+        found = []
+        for i in projections.coordinates(a.shape[-1]):
+            ai, bi, si = a[..., i], b[..., i], sigma[..., i]
+            w = (bi - ai) / (bi - ai + SQRT_2PI * si)
+
+            def cdf(y, ai=ai, bi=bi, si=si, w=w):
+                left = (1.0 - w) * special.ndtr((np.minimum(y, ai) - ai) / si)
+                inside = w * np.clip((y - ai) / (bi - ai), 0.0, 1.0)
+                right = (1.0 - w) * (special.ndtr((np.maximum(y, bi) - bi) / si) - 0.5)
+                return left + inside + right
+
+            found.append(projections.coordinate(i, cdf))
+        return found
 
     def _sample(self, params, shape, rng, parametrization):
         a, b, sigma = np.broadcast_arrays(params["a"], params["b"], params["sigma"])

@@ -9,6 +9,7 @@ does not cancel (``scipy.special.betaln`` does, there: 6e-11 relative at df = 6e
 from __future__ import annotations
 
 import numpy as np
+from scipy import special
 
 from ..core import Arrays, Family, Options, ParamInfo, ValueInfo
 from .beta import digamma_gap, f_gap, log_beta
@@ -56,6 +57,9 @@ class StudentT(Family):
             "scale": (w * z * z - 1.0) / scale,
             "value": -w * z / scale,
         }
+
+    def _cdf(self, params, value, parametrization, options):
+        return special.stdtr(params["df"], (value - params["loc"]) / params["scale"])
 
     def _sample(self, params, shape, rng, parametrization):
         return params["loc"] + params["scale"] * rng.standard_t(params["df"], size=shape)

@@ -13,6 +13,7 @@ negative), and broadcasting the transforms' parameters with the base's.
 from __future__ import annotations
 
 import numpy as np
+from scipy import special
 
 from ..core import Arrays, Family, Options, ParamInfo, ValueInfo
 from .normal import HALF_LOG_2PI
@@ -48,6 +49,13 @@ class TransformedDistribution(Family):
             "factor": -d_x * x / factor - 1.0 / factor,
             "value": d_x / (factor * y1y) - (1.0 - 2.0 * value) / y1y,
         }
+
+    def _cdf(self, params, value, parametrization, options):
+        # y = σ(shift + factor·x): y ≤ v where x ≤ pre-image (factor > 0) or x ≥ it (factor < 0).
+        y = np.clip(value, 0.0, 1.0)
+        with np.errstate(divide="ignore"):
+            z = (_pre_image(params, y) - params["loc"]) / params["scale"]
+        return special.ndtr(np.where(params["factor"] > 0, z, -z))
 
     def _sample(self, params, shape, rng, parametrization):
         x = params["loc"] + params["scale"] * rng.standard_normal(shape)

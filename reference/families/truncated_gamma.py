@@ -71,6 +71,17 @@ class TruncatedGamma(Family):
             out["value"] = np.where(alpha == 1.0, 0.0, (alpha - 1.0) / value) - rate
         return out
 
+    def _cdf(self, params, value, parametrization, options):
+        # The mass from the lower end to x over the whole mass, both in their stable regimes.
+        low = params.get("low", 0.0)
+        high = params.get("high", np.inf)
+        x = np.clip(value, low, high)
+        upto = {**params, "high": x}
+        with np.errstate(all="ignore"):
+            kind = "right_truncated" if "low" not in params else "two_sided"
+            ratio = np.exp(log_normalizer(upto, kind) - log_normalizer(params, parametrization))
+        return np.where(value <= low, 0.0, np.where(value >= high, 1.0, ratio))
+
     def _sample(self, params, shape, rng, parametrization):
         from scipy import stats
 

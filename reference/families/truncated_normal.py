@@ -221,6 +221,21 @@ class TruncatedNormal(Family):
             np.where(narrow, n, w) for n, w in zip((n_loc, n_scale, n_ga, n_gb), wide, strict=True)
         )
 
+    def _cdf(self, params, value, parametrization, options):
+        # (Φ(z) − Φ(a))/(Φ(b) − Φ(a)) as a ratio of two interval masses in their stable form.
+        scale = params["scale"]
+        a, b, width = _standardized_bounds(params)
+        z = np.clip((value - params["loc"]) / scale, a, b)
+        if "low" in params:
+            part = np.maximum(value - params["low"], 0.0) / scale
+            if "high" in params:
+                part = np.minimum(part, width)
+        else:
+            part = np.full(np.shape(z), np.inf)
+        with np.errstate(all="ignore"):
+            ratio = np.exp(log_gauss_mass(a, z, part) - log_gauss_mass(a, b, width))
+        return np.where(z <= a, 0.0, np.where(z >= b, 1.0, ratio))
+
     def _sample(self, params, shape, rng, parametrization):
         # Imported here: scipy.stats takes ~0.6 s to import, and only drawing needs it.
         from scipy import stats

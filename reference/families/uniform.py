@@ -36,6 +36,10 @@ class Uniform(Family):
         inv_width = 1.0 / (params["high"] - params["low"])
         return {"low": inv_width, "high": -inv_width, "value": np.zeros_like(value)}
 
+    def _cdf(self, params, value, parametrization, options):
+        low, high = params["low"], params["high"]
+        return np.clip((value - low) / (high - low), 0.0, 1.0)
+
     def _sample(self, params, shape, rng, parametrization):
         return rng.uniform(params["low"], params["high"], size=shape)
 

@@ -41,6 +41,10 @@ class Weibull(Family):
             ),
         }
 
+    def _cdf(self, params, value, parametrization, options):
+        x = np.maximum(value, 0.0)
+        return -np.expm1(-((x / params["scale"]) ** params["concentration"]))
+
     def _sample(self, params, shape, rng, parametrization):
         return params["scale"] * rng.weibull(params["concentration"], size=shape)
 

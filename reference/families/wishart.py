@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
+from .. import projections
 from ..core import Arrays, Family, Options, OracleError, ParamInfo, ValueInfo
 from .lkj_cholesky import log_multivariate_gamma
 
@@ -118,6 +119,14 @@ class Wishart(Family):
             diag = np.diagonal(mat, axis1=-2, axis2=-1)
             out[parametrization] = g - 2.0 * half_nu * (1.0 / diag)[..., None] * np.eye(d)
         return out
+
+    def _projections(self, params, parametrization, options):
+        chol = self._scale_tril(params, parametrization)
+        scale = chol @ np.swapaxes(chol, -1, -2)
+        as_matrix = (
+            projections.gram if self.value.support == "lower_cholesky" else projections.vector
+        )
+        return projections.chi2_quadratic_forms(params["df"], scale, as_matrix)
 
     def _sample(self, params, shape, rng, parametrization):
         """Bartlett: X = L A Aᵀ Lᵀ, A lower-triangular, A_ii² ~ χ²(ν - i), A_ij ~ N(0, 1)."""

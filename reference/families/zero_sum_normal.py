@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import projections
 from ..core import Arrays, Family, Options, ParamInfo, ValueInfo
 from .normal import HALF_LOG_2PI
 
@@ -43,6 +44,12 @@ class ZeroSumNormal(Family):
             "scale": (-(n - 1) + (z * z).sum(-1)) / scale,
             "value": -z / scale[..., None],
         }
+
+    def _projections(self, params, parametrization, options):
+        n = int(np.asarray(params["event_size"]))
+        cov = params["scale"][..., None, None] ** 2 * (np.eye(n) - 1.0 / n)
+        mean = np.zeros((*np.shape(params["scale"]), n))
+        return projections.gaussian(mean, cov, projections.vector)
 
     def _sample(self, params, shape, rng, parametrization):
         """An iid Normal(0, σ) vector projected onto the hyperplane is its isotropic normal."""

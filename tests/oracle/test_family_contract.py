@@ -30,6 +30,11 @@ HOOKS = {
     "_params_valid",
     "_event_shape",
     "log_prob_shape",
+    # The law of the draws (sample_fit): a univariate family's CDF, a multivariate family's
+    # projections with known laws, or why there is neither.
+    "_cdf",
+    "_projections",
+    "no_law",
 }
 
 

@@ -123,6 +123,9 @@ class GpytorchAdapter(TorchAdapter):
         with self.path_settings():
             return dist.log_prob(value)
 
+    def drawing(self) -> contextlib.AbstractContextManager:
+        return self.path_settings()
+
     def notes(self, binding: Binding, params: Mapping[str, np.ndarray]) -> dict:
         """Which numerical path GPyTorch takes for this covariance, and the settings deciding it."""
         import gpytorch
@@ -190,7 +193,8 @@ class GpytorchIterativeAdapter(GpytorchAdapter):
     registry_name = "gpytorch.iterative"
     operator = "DenseLinearOperator"
     operations: ClassVar[Mapping[Operation, str]] = {
-        Operation.GRAD: GpytorchAdapter.operations[Operation.GRAD]
+        Operation.GRAD: GpytorchAdapter.operations[Operation.GRAD],
+        Operation.SAMPLE: GpytorchAdapter.operations[Operation.SAMPLE],
     }
     opt_in: ClassVar[frozenset[Operation]] = frozenset()
     PATH_SETTINGS = (

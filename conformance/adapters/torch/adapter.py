@@ -10,7 +10,7 @@ import numpy as np
 
 from conformance.adapters.base import Adapter, split_mapped
 from conformance.adapters.torch.dialect import TorchDialect
-from conformance.operations import Operation
+from conformance.operations import DrawMode, Operation
 from conformance.records.dialects import Dialect
 
 
@@ -52,6 +52,11 @@ class TorchAdapter(Adapter):
         Operation.GRAD_FUNCTIONAL: "torch.func.grad",
         Operation.VMAP: "torch.func.vmap",
         Operation.JIT: "torch.compile",
+        Operation.SAMPLE: "Distribution.sample under torch.manual_seed",
+    }
+    draw_modes: ClassVar[Mapping[DrawMode, str]] = {
+        DrawMode.SAMPLE: "Distribution.sample",
+        DrawMode.RSAMPLE: "Distribution.rsample",
     }
     opt_in: ClassVar[frozenset[Operation]] = frozenset({Operation.JIT})
 
@@ -159,3 +164,36 @@ class TorchAdapter(Adapter):
 
     def event_shape(self, dist: Any) -> tuple[int, ...]:
         return tuple(dist.event_shape)
+
+    # ----- draws ---------------------------------------------------------------------------------
+    @contextlib.contextmanager
+    def seeded(self, seed: int) -> Iterator[None]:
+        """torch's global generator seeded for one draw, and restored after it (draws read the
+        global generator: without this an item's draws would depend on the items before it)."""
+        import torch
+
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(seed)
+            yield
+
+    def drawing(self) -> contextlib.AbstractContextManager:
+        """The settings draws run under (GPyTorch's numerical path)."""
+        return contextlib.nullcontext()
+
+    def has_rsample(self, binding, params):
+        return bool(self.construct(binding, params).has_rsample)
+
+    def draw(self, binding, params, requests, seed):
+        import torch
+
+        out = []
+        with self.drawing(), self.seeded(seed):
+            dist = self.construct(binding, params)
+            for mode, shape in requests:
+                if mode is DrawMode.RSAMPLE:
+                    out.append(dist.rsample(torch.Size(shape)).detach())
+                elif mode is DrawMode.SAMPLE:
+                    out.append(dist.sample(torch.Size(shape)))
+                else:
+                    raise NotImplementedError(f"{self.name} has no draw mode {mode}")
+        return out

@@ -1,0 +1,45 @@
+"""What the sampling checks share: which draws an item asks for and the reading of them."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from conformance.checks.subject import Subject
+from conformance.operations import DrawMode, Operation
+
+
+def expected_shape(subject: Subject, sample_shape: tuple[int, ...]) -> tuple:
+    """sample_shape + batch_shape + event_shape, from the oracle."""
+    exp = subject.expected
+    return (*sample_shape, *exp.batch_shape, *exp.event_shape)
+
+
+def draw(
+    subject: Subject, requests: list[tuple[DrawMode, tuple[int, ...]]], seed: int
+) -> list[np.ndarray]:
+    """The framework's draws for ``requests``, as NumPy arrays."""
+    how = subject.adapter.operations.get(Operation.SAMPLE, "draws")
+    with subject.framework_call(f"draw ({how})"):
+        found = subject.adapter.draw(subject.binding, subject.params(), requests, seed)
+    return [subject.numpy(x, "read draws") for x in found]
+
+
+def has_rsample(subject: Subject) -> bool:
+    with subject.framework_call("has_rsample"):
+        return bool(subject.adapter.has_rsample(subject.binding, subject.params()))
+
+
+def outside_support(subject: Subject, draws: np.ndarray) -> str | None:
+    """A description of the draws outside the support (or not numbers), or None."""
+    rank = len(subject.expected.event_shape)
+    inside = subject.law.in_support(draws)
+    if np.all(inside):
+        return None
+    bad = np.argwhere(~inside)
+    first = tuple(int(i) for i in bad[0])
+    example = np.asarray(draws)[first]
+    shown = example.tolist() if rank else float(example)
+    return (
+        f"{bad.shape[0]} of {inside.size} draws outside the support or not numbers; "
+        f"the first at index {first}: {shown}"
+    )

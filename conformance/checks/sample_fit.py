@@ -1,0 +1,135 @@
+"""sample_fit: each batch element's draws against the oracle's law, at a stated false-failure rate.
+
+One seeded draw of n per batch element (n from :func:`sample_size`), held first to the support,
+then by the law's kind (``conformance/checks/gof.py`` has the statistics):
+
+* a univariate family with a CDF: Kolmogorov–Smirnov against the DKWM bound, and the mean and
+  the sum of squares of the normal scores Φ⁻¹(F(x));
+* a multivariate family: the univariate tests on one-dimensional projections with known laws.
+
+Every test runs at :data:`~conformance.checks.gof.ITEM_ALPHA` divided by the item's number of
+tests (Bonferroni over batch elements, tests and projections); the message names the worst
+statistic, its value, its threshold and the batch element.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from conformance.check_names import CheckName
+from conformance.checks import gof
+from conformance.checks.base import Check, CheckResult
+from conformance.checks.draws import draw, outside_support
+from conformance.checks.subject import Subject
+from conformance.kinds import Kind
+from conformance.operations import DrawMode, Operation
+
+#: Draws per item (all batch elements together), and the fewest per batch element, by law:
+#: 2**14 draws of one element see a shift of 0.04 standard deviations (the normal scores'
+#: mean) and a scale 3 % off (their sum of squares) at the item's false-failure rate, at
+#: about 10 ms an item (tests/checks/test_gof.py holds both).
+DRAWS = {"cdf": 2**14, "projections": 2**13}
+FEWEST = 2**11
+#: Points of the empirical and the law's CDF kept for a failing item's plot.
+PLOT_POINTS = 101
+
+
+def sample_size(kind: str, elements: int) -> int:
+    """Draws per batch element: the item's budget shared, at least :data:`FEWEST`."""
+    return max(FEWEST, DRAWS[kind] // max(elements, 1))
+
+
+class SampleFitCheck(Check):
+    name = CheckName.SAMPLE_FIT
+    operation = Operation.SAMPLE
+    description = "draws against the oracle's law (KS/DKWM and normal scores, projections)"
+    draws_only = True
+    #: One dtype: the case's last (float64 unless it says otherwise), so the draws are judged
+    #: against the law, not float32's underflow at extreme parameters.
+    single_dtype = "last"
+    #: The laws it can test (``reference.Family.law``): no item for a family with none.
+    #: Not yet discrete families ("pmf"): a χ² whose cells are the drawn outcomes is biased
+    #: where the outcomes are many (a Multinomial's, a Geometric's near p = 0), and the
+    #: unbiased test (the randomised transform on F summed from the pmf) is not written.
+    law_kinds = frozenset({"cdf", "projections"})
+
+    def evaluate(self, subject: Subject) -> CheckResult:
+        law = subject.law
+        exp = subject.expected
+        batch = tuple(exp.batch_shape)
+        elements = int(np.prod(batch)) if batch else 1
+        n = sample_size(law.kind, elements)
+        seed = subject.draw_seed(self.name)
+        # Two draws first: a sampler that raises does so before building n (GPyTorch's
+        # LKJCovariancePrior spent 1.8 s an item reaching its error at n).
+        _, x = draw(subject, [(DrawMode.SAMPLE, (2,)), (DrawMode.SAMPLE, (n,))], seed)
+        want = (n, *batch, *exp.event_shape)
+        metrics: dict = {
+            "method": subject.adapter.operations[self.operation],
+            "law": law.kind,
+            "draws_per_element": n,
+            "batch_elements": elements,
+            "seed": seed,
+            "item_false_failure_probability": gof.ITEM_ALPHA,
+        }
+        if tuple(x.shape) != want:
+            return self.fail(
+                subject, Kind.SHAPE, f"draws of shape {x.shape}, expected {want}", metrics
+            )
+        if where := outside_support(subject, x):
+            return self.fail(subject, Kind.SAMPLE_SUPPORT, where, metrics)
+        verdicts, plot = self._verdicts(subject, x, n, elements, seed)
+        verdict = gof.worst(verdicts)
+        column = verdict.element[0] if verdict.element else 0
+        if verdict.element and batch:
+            verdict.element = tuple(int(i) for i in np.unravel_index(verdict.element[0], batch))
+        elif not batch:
+            verdict.element = ()
+        metrics.update(
+            statistic=verdict.statistic,
+            value=verdict.value,
+            threshold=verdict.threshold,
+            worst_element=list(verdict.element),
+            projection=verdict.projection or None,
+            test_false_failure_probability=verdict.alpha,
+            max_err_over_tol=verdict.ratio,
+        )
+        if verdict.passed:
+            return CheckResult(True, metrics=metrics)
+        arrays = plot(column) if plot else {}
+        return self.fail(subject, Kind.FIT, verdict.describe(), metrics, arrays)
+
+    def _verdicts(self, subject: Subject, x: np.ndarray, n: int, elements: int, seed: int):
+        law = subject.law
+        if law.kind == "cdf":
+            lower, upper = law.cdf_cells(x)
+            values = x.reshape(n, elements).astype(np.float64)
+            lo, hi = lower.reshape(n, elements), upper.reshape(n, elements)
+            tests = gof.UNIVARIATE_TESTS * elements
+            found = gof.univariate(values, lo, hi, seed, tests)
+            return found, _plotter(values, lo, hi)
+        projected = law.projected(x)
+        tests = gof.UNIVARIATE_TESTS * elements * max(len(projected), 1)
+        found = []
+        for p in projected:
+            values = p.values.reshape(n, elements)
+            lo, hi = p.lower.reshape(n, elements), p.upper.reshape(n, elements)
+            found += gof.univariate(values, lo, hi, seed, tests, projection=p.name)
+        return found, None
+
+
+def _plotter(values: np.ndarray, lower: np.ndarray, upper: np.ndarray):
+    """The worst element's empirical CDF and the law's at PLOT_POINTS quantiles of the draws
+    (the report draws them one over the other)."""
+
+    def plot(column: int) -> dict:
+        order = np.argsort(values[:, column], kind="stable")
+        picks = np.linspace(0, len(order) - 1, PLOT_POINTS).round().astype(int)
+        at = order[picks]
+        return {
+            "draws": values[at, column].tolist(),
+            "empirical_cdf": ((picks + 1) / len(order)).tolist(),
+            "law_cdf": (0.5 * (lower[at, column] + upper[at, column])).tolist(),
+        }
+
+    return plot

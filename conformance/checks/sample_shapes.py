@@ -1,0 +1,76 @@
+"""sample_shapes: draws have shape sample_shape + batch_shape + event_shape and the right dtype.
+
+For sample_shape (), (2,) and (2, 3), in every way the framework offers draws
+(``Adapter.draw_modes``): ``sample``, and ``rsample`` where the distribution has one. The
+draws are also held to the support.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from conformance.check_names import CheckName
+from conformance.checks.base import Check, CheckResult
+from conformance.checks.draws import draw, expected_shape, has_rsample, outside_support
+from conformance.checks.subject import Subject
+from conformance.kinds import Kind
+from conformance.operations import DrawMode, Operation
+
+SAMPLE_SHAPES: tuple[tuple[int, ...], ...] = ((), (2,), (2, 3))
+
+
+def requests(subject: Subject) -> list[tuple[DrawMode, tuple[int, ...]]]:
+    """Every (mode, sample_shape) the framework offers for this distribution."""
+    modes = list(subject.adapter.draw_modes)
+    if DrawMode.RSAMPLE in modes and not has_rsample(subject):
+        modes.remove(DrawMode.RSAMPLE)
+    return [(mode, shape) for mode in modes for shape in SAMPLE_SHAPES]
+
+
+def dtype_problem(subject: Subject, dtype: np.dtype) -> str | None:
+    """A continuous family draws in the item's dtype; a discrete one in it or an integer or
+    boolean dtype (the framework's choice, recorded)."""
+    want = np.dtype(subject.dtype)
+    if dtype == want:
+        return None
+    if subject.law.family.value.discrete and dtype.kind in "iub":
+        return None
+    return f"dtype {dtype}, expected {want}"
+
+
+class SampleShapesCheck(Check):
+    name = CheckName.SAMPLE_SHAPES
+    operation = Operation.SAMPLE
+    description = "sample/rsample shapes (sample_shape + batch + event) and dtypes"
+    #: Shapes depend on the parameters' shapes alone: cases of one file with the same
+    #: parameter shapes share the item, in the case's first dtype (float32 unless it says
+    #: otherwise: the dtype users draw in by default).
+    draws_only = True
+    draws_by_shape = True
+    single_dtype = "first"
+
+    def evaluate(self, subject: Subject) -> CheckResult:
+        wanted = requests(subject)
+        found = draw(subject, wanted, subject.draw_seed(self.name))
+        problems = []
+        shapes = {}
+        for (mode, shape), x in zip(wanted, found, strict=True):
+            label = f"{mode}{tuple(shape)}"
+            want = expected_shape(subject, shape)
+            shapes[label] = {"shape": list(x.shape), "dtype": str(x.dtype)}
+            if tuple(x.shape) != want:
+                problems.append((Kind.SHAPE, f"{label}: shape {tuple(x.shape)}, expected {want}"))
+            elif wrong := dtype_problem(subject, x.dtype):
+                problems.append((Kind.DTYPE, f"{label}: {wrong}"))
+            elif where := outside_support(subject, x):
+                problems.append((Kind.SAMPLE_SUPPORT, f"{label}: {where}"))
+        metrics = {
+            "modes": {
+                m: subject.adapter.draw_modes[m] for m in dict.fromkeys(m for m, _ in wanted)
+            },
+            "draws": shapes,
+        }
+        if problems:
+            kind = problems[0][0]
+            return self.fail(subject, kind, "\n  ".join(p for _, p in problems), metrics)
+        return CheckResult(True, metrics=metrics)

@@ -1,0 +1,125 @@
+"""The oracle's law of one case's draws: what the sampling checks hold a framework's draws to.
+
+A :class:`DrawLaw` answers, for draws of the case's distribution (at the case's rounded
+parameters, with the binding's declared conventions): which draws lie in the support, the CDF
+at the ends of each draw's rounding cell (a univariate family) and the one-dimensional
+projections with known laws (a multivariate family).
+The statistics that judge the draws with these numbers are the checks' (``checks/gof.py``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+
+from conformance import reference
+from conformance.expect.materialize import Inputs
+
+
+@dataclass(frozen=True)
+class ProjectedDraws:
+    """One projection of every draw, and the CDF at the ends of each projected value's cell."""
+
+    name: str
+    values: np.ndarray
+    lower: np.ndarray
+    upper: np.ndarray
+
+
+#: How many units in the last place a draw stands for on either side (see :func:`cell_ends`).
+CELL_ULPS = 2
+
+
+def cell_ends(draws: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The interval a draw x stands for: from :data:`CELL_ULPS` units in the last place (of the
+    draw's own dtype) below x to as many above. A draw is a rounded number, and frameworks clamp
+    draws a few ulps inside an open support (torch's clipped sigmoid draws 1 − ε, two ulps
+    below 1, where the law's draws round to 1 − ε/2 or 1): judged by ``F`` at these ends,
+    neither rounding nor such a clamp is a false alarm, while a law off by more than a few ulps
+    still is (an atom at float64's smallest normal where the law's mass lies among the
+    subnormals and 0: torch's Gamma)."""
+    x = np.asarray(draws)
+    kind = x.dtype if x.dtype in (np.float32, np.float64) else np.dtype(np.float64)
+    below = above = x.astype(kind)
+    for _ in range(CELL_ULPS):
+        below = np.nextafter(below, kind.type(-np.inf))
+        above = np.nextafter(above, kind.type(np.inf))
+    return below.astype(np.float64), above.astype(np.float64)
+
+
+class DrawLaw:
+    """The law of one case's draws, from the oracle (see the module docstring)."""
+
+    def __init__(self, family: reference.Family, inputs: Inputs, options: tuple) -> None:
+        self.family = family
+        self.inputs = inputs
+        self.options = dict(options)
+        self.parametrization = inputs.parametrization
+
+    @property
+    def kind(self) -> str:
+        """``cdf``, ``pmf``, ``projections`` or "" (see :meth:`reference.Family.law`)."""
+        return self.family.law(self.parametrization)
+
+    @property
+    def note(self) -> str:
+        """Why draws are held to no law ("" where there is one)."""
+        return self.family.no_law
+
+    @cached_property
+    def params(self) -> dict[str, np.ndarray]:
+        return self.inputs.params
+
+    def _evaluate(self, draws: np.ndarray) -> reference.Evaluation:
+        value = np.asarray(draws, dtype=np.float64)
+        return self.family.evaluate(self.params, value, self.parametrization, self.options)
+
+    def in_support(self, draws: np.ndarray) -> np.ndarray:
+        """Elementwise (draws' batch): is the draw in the support (and a number)?
+
+        A univariate draw is also accepted where a neighbouring number of its own dtype is in
+        the support: a draw is a rounded number, and rounding may land on the support's end or
+        overflow to ±inf (float32's Gamma(0.01) draws 0, Pareto(α = 0.01) draws inf)."""
+        raw = np.asarray(draws)
+        value = raw.astype(np.float64)
+        rank = self.family.value.event_rank
+        if rank == 0 and raw.dtype.kind == "f":
+            inside = self._inside(value)
+            for way in (-np.inf, np.inf):
+                near = np.nextafter(raw, raw.dtype.type(way)).astype(np.float64)
+                inside |= self._inside(near) & ~np.isnan(value)
+            return inside
+        axes = tuple(range(value.ndim - rank, value.ndim))
+        finite = np.all(np.isfinite(value), axis=axes) if axes else np.isfinite(value)
+        return finite & self._inside(value)
+
+    def _inside(self, value: np.ndarray) -> np.ndarray:
+        """The oracle's support test, False at non-finite numbers."""
+        finite = np.isfinite(value) if self.family.value.event_rank == 0 else True
+        with np.errstate(all="ignore"):
+            inside = np.asarray(self._evaluate(np.where(np.isfinite(value), value, 0.0)).in_support)
+        return finite & inside
+
+    def cdf_cells(self, draws: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """F at both ends of each draw's rounding cell (:func:`cell_ends`)."""
+        lo, hi = cell_ends(draws)
+        return self._evaluate(lo).cdf, self._evaluate(hi).cdf
+
+    def projected(self, draws: np.ndarray) -> list[ProjectedDraws]:
+        """Each projection the oracle knows the law of, applied to the draws (shape
+        (n, *batch, *event)), with the CDF at its values' cell ends."""
+        rank = self.family.value.event_rank
+        batch = draws.shape[1 : draws.ndim - rank]
+        found = []
+        for projection in self.family.projections(
+            self.params, batch, self.parametrization, self.options
+        ):
+            with np.errstate(all="ignore"):
+                values = np.asarray(projection.apply(np.asarray(draws, dtype=np.float64)))
+                # Projections are computed in float64 from the draws: their cells are float64's.
+                lo, hi = cell_ends(values)
+                lower, upper = projection.cdf(lo), projection.cdf(hi)
+            found.append(ProjectedDraws(projection.name, values, lower, upper))
+        return found

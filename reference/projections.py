@@ -1,0 +1,141 @@
+"""One-dimensional statistics of multivariate draws whose laws are known, for the families'
+``_projections`` hooks: a Gaussian's linear projections are Normal, a Student t's are Student t,
+a Wishart's quadratic forms are scaled χ², a Dirichlet's coordinates are Beta, an LKJ matrix's
+off-diagonal entries are scaled Beta.
+
+Each helper takes parameters already broadcast to a draw's batch and returns
+:class:`~reference.core.Projection` objects whose CDFs broadcast with that batch. The directions
+are fixed (coordinates, the sum, the alternating sum, one seeded random direction), so an item's
+statistics are the same in every run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+from scipy import special
+
+from .core import Projection
+
+#: Projections whose variance is below this fraction of the total (a zero-sum vector's sum)
+#: are degenerate: not tested.
+DEGENERATE = 1e-10
+
+
+def directions(d: int) -> list[tuple[str, np.ndarray]]:
+    """Named unit vectors in d dimensions: the first and last coordinates, the sum, the
+    alternating sum and one fixed random direction (each distinct one once)."""
+    found: list[tuple[str, np.ndarray]] = []
+    eye = np.eye(d)
+    for i in sorted({0, d - 1}):
+        found.append((f"x[{i}]", eye[i]))
+    if d > 1:
+        found.append(("sum", np.ones(d) / np.sqrt(d)))
+        signs = (-1.0) ** np.arange(d)
+        found.append(("alternating sum", signs / np.sqrt(d)))
+        u = np.random.default_rng(d).standard_normal(d)
+        found.append(("random direction", u / np.linalg.norm(u)))
+    return found
+
+
+def gaussian(
+    mean: np.ndarray,
+    cov: np.ndarray,
+    flatten: Callable[[np.ndarray], np.ndarray],
+    df: np.ndarray | None = None,
+) -> list[Projection]:
+    """uᵀx ~ Normal(uᵀμ, √(uᵀΣu)) for x ~ N(μ, Σ) (Student t with ``df`` for a multivariate t
+    whose Σ is the scale matrix), ``flatten`` turning a draw's event into the vector x."""
+    d = mean.shape[-1]
+    total = np.trace(cov, axis1=-2, axis2=-1)
+    found = []
+    for name, u in directions(d):
+        loc = mean @ u
+        var = np.einsum("i,...ij,j->...", u, cov, u)
+        if np.any(var <= DEGENERATE * total):
+            continue
+        scale = np.sqrt(var)
+
+        def cdf(y: np.ndarray, loc=loc, scale=scale) -> np.ndarray:
+            z = (y - loc) / scale
+            return special.ndtr(z) if df is None else special.stdtr(df, z)
+
+        found.append(Projection(name, lambda x, u=u: flatten(x) @ u, cdf))
+    return found
+
+
+def vector(x: np.ndarray) -> np.ndarray:
+    return x
+
+
+def coordinate(i: int, cdf: Callable[[np.ndarray], np.ndarray], name: str = "") -> Projection:
+    """The i-th coordinate of a vector draw, with its marginal CDF."""
+    return Projection(name or f"x[{i}]", lambda x: x[..., i], cdf)
+
+
+def coordinates(d: int) -> list[int]:
+    """Which coordinates of a d-vector are tested: the first and the last."""
+    return sorted({0, d - 1})
+
+
+def chi2_quadratic_forms(
+    df: np.ndarray, scale: np.ndarray, as_matrix: Callable[[np.ndarray], np.ndarray]
+) -> list[Projection]:
+    """uᵀWu ~ (uᵀΣu)·χ²(df) for W ~ Wishart(df, Σ); ``as_matrix`` turns a draw into W."""
+    found = []
+    for name, u in directions(scale.shape[-1]):
+        s = np.einsum("i,...ij,j->...", u, scale, u)
+
+        def cdf(y: np.ndarray, s=s) -> np.ndarray:
+            return special.gammainc(0.5 * df, 0.5 * np.maximum(y, 0.0) / s)
+
+        quad = f"uᵀWu, u = {name}"
+        found.append(
+            Projection(quad, lambda x, u=u: np.einsum("i,...ij,j->...", u, as_matrix(x), u), cdf)
+        )
+    return found
+
+
+def inverse_chi2_quadratic_forms(
+    df: np.ndarray, psi: np.ndarray, as_matrix: Callable[[np.ndarray], np.ndarray]
+) -> list[Projection]:
+    """uᵀΨu/uᵀXu ~ χ²(df − p + 1) for X ~ InverseWishart(df, Ψ): P(uᵀXu ≤ y) is the χ²'s
+    survival function at uᵀΨu/y."""
+    p = psi.shape[-1]
+    found = []
+    for name, u in directions(p):
+        s = np.einsum("i,...ij,j->...", u, psi, u)
+
+        def cdf(y: np.ndarray, s=s) -> np.ndarray:
+            with np.errstate(divide="ignore"):
+                return special.gammaincc(0.5 * (df - p + 1.0), 0.5 * s / np.maximum(y, 0.0))
+
+        quad = f"uᵀXu, u = {name}"
+        found.append(
+            Projection(quad, lambda x, u=u: np.einsum("i,...ij,j->...", u, as_matrix(x), u), cdf)
+        )
+    return found
+
+
+def lkj_correlations(
+    concentration: np.ndarray, d: int, as_correlation: Callable[[np.ndarray], np.ndarray]
+) -> list[Projection]:
+    """An off-diagonal entry r of an LKJ(η) correlation matrix in d dimensions has
+    (r + 1)/2 ~ Beta(η − 1 + d/2, η − 1 + d/2) (LKJ 2009): the entries (1, 0) and (d−1, 0)."""
+    if d < 2:
+        return []
+    b = concentration - 1.0 + 0.5 * d
+    found = []
+    for i in sorted({1, d - 1}):
+
+        def cdf(y: np.ndarray) -> np.ndarray:
+            return special.betainc(b, b, np.clip(0.5 * (y + 1.0), 0.0, 1.0))
+
+        found.append(Projection(f"r[{i}, 0]", lambda x, i=i: as_correlation(x)[..., i, 0], cdf))
+    return found
+
+
+def gram(factor: np.ndarray) -> np.ndarray:
+    """L Lᵀ of a Cholesky-factor draw."""
+    return factor @ np.swapaxes(factor, -1, -2)
