@@ -61,7 +61,7 @@ def gaussian(
             z = (y - loc) / scale
             return special.ndtr(z) if df is None else special.stdtr(df, z)
 
-        found.append(Projection(name, lambda x, u=u: flatten(x) @ u, cdf))
+        found.append(Projection(name, _linear(u, flatten), cdf))
     return found
 
 
@@ -71,7 +71,11 @@ def vector(x: np.ndarray) -> np.ndarray:
 
 def coordinate(i: int, cdf: Callable[[np.ndarray], np.ndarray], name: str = "") -> Projection:
     """The i-th coordinate of a vector draw, with its marginal CDF."""
-    return Projection(name or f"x[{i}]", lambda x: x[..., i], cdf)
+
+    def entry(x: np.ndarray) -> np.ndarray:
+        return x[..., i]
+
+    return Projection(name or f"x[{i}]", entry, cdf)
 
 
 def coordinates(d: int) -> list[int]:
@@ -91,9 +95,7 @@ def chi2_quadratic_forms(
             return special.gammainc(0.5 * df, 0.5 * np.maximum(y, 0.0) / s)
 
         quad = f"uᵀWu, u = {name}"
-        found.append(
-            Projection(quad, lambda x, u=u: np.einsum("i,...ij,j->...", u, as_matrix(x), u), cdf)
-        )
+        found.append(Projection(quad, _quadratic(u, as_matrix), cdf))
     return found
 
 
@@ -112,9 +114,7 @@ def inverse_chi2_quadratic_forms(
                 return special.gammaincc(0.5 * (df - p + 1.0), 0.5 * s / np.maximum(y, 0.0))
 
         quad = f"uᵀXu, u = {name}"
-        found.append(
-            Projection(quad, lambda x, u=u: np.einsum("i,...ij,j->...", u, as_matrix(x), u), cdf)
-        )
+        found.append(Projection(quad, _quadratic(u, as_matrix), cdf))
     return found
 
 
@@ -132,8 +132,35 @@ def lkj_correlations(
         def cdf(y: np.ndarray) -> np.ndarray:
             return special.betainc(b, b, np.clip(0.5 * (y + 1.0), 0.0, 1.0))
 
-        found.append(Projection(f"r[{i}, 0]", lambda x, i=i: as_correlation(x)[..., i, 0], cdf))
+        found.append(Projection(f"r[{i}, 0]", _correlation(i, as_correlation), cdf))
     return found
+
+
+def _linear(
+    u: np.ndarray, flatten: Callable[[np.ndarray], np.ndarray]
+) -> Callable[[np.ndarray], np.ndarray]:
+    def apply(x: np.ndarray) -> np.ndarray:
+        return flatten(x) @ u
+
+    return apply
+
+
+def _quadratic(
+    u: np.ndarray, as_matrix: Callable[[np.ndarray], np.ndarray]
+) -> Callable[[np.ndarray], np.ndarray]:
+    def apply(x: np.ndarray) -> np.ndarray:
+        return np.einsum("i,...ij,j->...", u, as_matrix(x), u)
+
+    return apply
+
+
+def _correlation(
+    i: int, as_correlation: Callable[[np.ndarray], np.ndarray]
+) -> Callable[[np.ndarray], np.ndarray]:
+    def apply(x: np.ndarray) -> np.ndarray:
+        return as_correlation(x)[..., i, 0]
+
+    return apply
 
 
 def gram(factor: np.ndarray) -> np.ndarray:

@@ -68,12 +68,6 @@ def dkwm_epsilon(n: int, alpha: float) -> float:
     return float(np.sqrt(np.log(2.0 / alpha) / (2.0 * n)))
 
 
-def dkwm_draws(epsilon: float, alpha: float) -> int:
-    """The number of draws whose DKWM threshold at ``alpha`` is ``epsilon``: the sample a
-    discrepancy of ε needs (with a false-pass rate near ½ at exactly ε, vanishing beyond)."""
-    return int(np.ceil(np.log(2.0 / alpha) / (2.0 * epsilon * epsilon)))
-
-
 def ks_distances(lower: np.ndarray, upper: np.ndarray, values: np.ndarray) -> np.ndarray:
     """sup_t of the distance of F_n(t) from the law's band, per column, for draws ``values``
     (n, m) with F at their cells' ends: at a draw x, F_n(x) and F_n(x−) should both lie in

@@ -54,8 +54,3 @@ def test_an_atom_is_no_false_alarm() -> None:
     x = law.rvs(N, random_state=np.random.default_rng(3)).astype(np.float32)
     assert np.mean(x == 0) > 0.3
     assert _verdicts(x, law, 3).passed
-
-
-def test_dkwm_epsilon_and_draws_agree() -> None:
-    eps = gof.dkwm_epsilon(N, 1e-6)
-    assert gof.dkwm_draws(eps, 1e-6) == N
