@@ -21,6 +21,7 @@ TORCH_NORMAL = (
     "--family=Normal",
     "--check=shapes,log_prob,grad,grad_functional,vmap",
 )
+TORCH_NORMAL_DRAWS = ("--framework=torch", "--family=Normal", "--check=sample_shapes,sample_fit")
 NUMPYRO_NORMAL = ("--framework=numpyro", "--family=Normal", "--check=log_prob,eager")
 
 CATALOGUE: tuple[Mutant, ...] = (
@@ -193,6 +194,27 @@ CATALOGUE: tuple[Mutant, ...] = (
         selection=TORCH_NORMAL,
         killers=("*/normal.yaml::params-cross-broadcast[torch-*-shapes]",),
         spared=("*-log_prob]",),
+        kinds=(Kind.SHAPE,),
+    ),
+    Mutant(
+        name="draws-scale-5pc",
+        title="draws only: Normal.sample and rsample with the scale 5 % too large",
+        replicates="a sampler whose law is off while log_prob and its gradient are right",
+        framework="torch",
+        apply=torch_mutants.apply_normal_draws_scale,
+        selection=TORCH_NORMAL_DRAWS,
+        killers=("*/normal.yaml::scalar[torch-float64-sample_fit]",),
+        spared=("*-sample_shapes]",),
+        kinds=(Kind.FIT,),
+    ),
+    Mutant(
+        name="draws-drop-sample-shape",
+        title="draws only: Normal.sample and rsample ignore sample_shape",
+        replicates="sample-shape bookkeeping read from the wrong argument",
+        framework="torch",
+        apply=torch_mutants.apply_normal_draws_ignore_sample_shape,
+        selection=TORCH_NORMAL_DRAWS,
+        killers=("*/normal.yaml::scalar[torch-float32-sample_shapes]",),
         kinds=(Kind.SHAPE,),
     ),
 )
