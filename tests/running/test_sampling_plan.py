@@ -1,0 +1,74 @@
+"""Which sampling items the plan makes (conformance/run/plan.py): written cases with valid
+parameters only, once per file for the same parameters (sample_shapes: the same parameter
+shapes), sample_shapes in the case's first dtype and sample_fit in its last, families with no
+law of their draws held to shapes alone."""
+
+from __future__ import annotations
+
+from collections import Counter
+from functools import cache
+from pathlib import Path
+
+import numpy as np
+
+from conformance import reference
+from conformance.cases.edges import EDGE_TAG
+from conformance.check_names import CheckName
+from conformance.expect.materialize import float64_inputs
+from conformance.run.plan import CheckSpec, plan
+from conformance.run.settings import Settings, parse_options
+
+REPO = Path(__file__).resolve().parents[2]
+FILES = ("normal.yaml", "lkj_cholesky.yaml", "horseshoe_prior.yaml", "geometric.yaml")
+
+
+@cache
+def _specs() -> tuple[CheckSpec, ...]:
+    argv = [
+        *(f"--cases={REPO / 'cases' / f}" for f in FILES),
+        "--framework=torch,gpytorch",
+        "--check=sample_shapes,sample_fit",
+    ]
+    found = plan(Settings.from_sources(parse_options(argv)[0], {}), root=REPO)
+    return tuple(s for s in found if isinstance(s, CheckSpec))
+
+
+def _parameters(spec: CheckSpec, values: bool) -> tuple:
+    params = float64_inputs(spec.case)[0]
+    return tuple(
+        (k, params[k].shape, params[k].tobytes() if values else b"") for k in sorted(params)
+    )
+
+
+def test_each_check_runs_in_one_dtype_on_written_valid_cases() -> None:
+    specs = _specs()
+    assert {s.check.name for s in specs} == {CheckName.SAMPLE_SHAPES, CheckName.SAMPLE_FIT}
+    for spec in specs:
+        want = spec.case.spec.dtypes[0 if spec.check.name == CheckName.SAMPLE_SHAPES else -1]
+        assert spec.dtype == want, spec.name
+        assert EDGE_TAG not in spec.case.spec.tags, spec.name
+        family = reference.get_family(spec.case.family)
+        params, value = float64_inputs(spec.case)
+        assert np.all(family.evaluate(params, value, spec.case.parametrization).params_valid)
+
+
+def test_cases_with_the_same_parameters_share_an_item() -> None:
+    keys = Counter(
+        (
+            s.case.file,
+            s.adapter.name,
+            s.check.name,
+            _parameters(s, values=s.check.name == CheckName.SAMPLE_FIT),
+        )
+        for s in _specs()
+    )
+    assert max(keys.values()) == 1, keys.most_common(1)
+
+
+def test_a_family_without_a_law_gets_shapes_alone() -> None:
+    """HorseshoePrior declares no law (no_law); Geometric's (a pmf) is not tested yet."""
+    by_family = {(s.case.family, s.check.name) for s in _specs()}
+    assert ("HorseshoePrior", CheckName.SAMPLE_SHAPES) in by_family
+    assert ("HorseshoePrior", CheckName.SAMPLE_FIT) not in by_family
+    assert ("Geometric", CheckName.SAMPLE_FIT) not in by_family
+    assert ("LKJCholesky", CheckName.SAMPLE_FIT) in by_family
