@@ -23,6 +23,7 @@ class Operation(StrEnum):
     SCAN = "scan"
     PLATE_IN_SCAN = "plate_in_scan"
     SAMPLE = "sample"  # draws: dist.sample(sample_shape) (a PRNG key where the framework takes one)
+    CONTEXT = "context"  # calls as users make them: input kinds, global modes, model APIs
 
 
 class DrawMode(StrEnum):

@@ -19,6 +19,14 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from conformance.contexts import (
+    CallingContext,
+    ContextAxis,
+    ContextDtypes,
+    ContextInput,
+    ContextOutcome,
+    Mode,
+)
 from conformance.operations import DrawMode, Operation
 from conformance.records.dialects import Dialect
 from conformance.registry import Binding, Bindings, bindings_for, find_binding
@@ -324,3 +332,37 @@ class Adapter(ABC):
         """Draws for each (mode, sample_shape) request, all from one seed (the same seed gives
         the same draws). Offered where ``operations`` has :attr:`Operation.SAMPLE`."""
         raise NotImplementedError(f"{self.name} does not draw")
+
+    # ----- calling contexts (Operation.CONTEXT; see conformance.contexts) ------------------------
+    #: The modes, calls and input kinds this framework offers (None: no calling-context items).
+    context_axis: ClassVar[ContextAxis | None] = None
+    #: What docs/conventions.md says of this framework on the axis: its promotion rules and
+    #: the kinds it documents it does not take, one sentence each.
+    context_rules: ClassVar[tuple[str, ...]] = ()
+
+    def context_dtypes(self, inputs: list[ContextInput], mode: Mode, dtype: str) -> ContextDtypes:
+        """The dtype each input takes and the result's, by the framework's own promotion rules
+        (stated in :attr:`context_rules`), without running it: what a context item expects."""
+        raise NotImplementedError(f"{self.name} has no calling contexts")
+
+    def context_restriction(self, given: ContextInput) -> str | None:
+        """Why the framework documents that it does not take ``given`` (an item calling with it
+        then passes when the call raises, and must still answer right when it does not), or
+        None."""
+        return None
+
+    def context_call(
+        self,
+        binding: Binding,
+        params: Mapping[str, Any],
+        value: Any,
+        context: CallingContext,
+        traced: tuple[str, ...],
+        cotangent: Any,
+        static: frozenset[str] = frozenset(),
+    ) -> ContextOutcome:
+        """Call the distribution the way ``context`` says, under its mode (restored after):
+        ``params`` and ``value`` are already of their kinds; ``traced`` names the inputs a
+        gradient or vmap call takes; ``cotangent`` weighs a gradient of log_prob; ``static``
+        names the parameters that are Python constants whatever the context."""
+        raise NotImplementedError(f"{self.name} has no calling contexts")

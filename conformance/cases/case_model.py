@@ -23,6 +23,7 @@ from pydantic import (
 )
 from typing_extensions import TypeAliasType
 
+from conformance.contexts import Call, InputKind, Mode
 from conformance.dtypes import FloatName, ValueDType
 
 FORMAT_VERSION: Final = 1
@@ -198,6 +199,30 @@ class ExpectSpec(_Strict):
     log_prob_shape: Shape | None = None
 
 
+class ContextSpec(_Strict):
+    """A calling context the case pins (see :mod:`conformance.contexts`): the exact way a user
+    called the framework, run as the case's one ``context`` item per framework and dtype."""
+
+    mode: str = Field(
+        default="default",
+        description="The global mode: " + ", ".join(m.value for m in Mode) + ".",
+        json_schema_extra={"enum": [m.value for m in Mode]},
+    )
+    call: str = Field(
+        default="log_prob",
+        description="How log_prob is reached: " + ", ".join(c.value for c in Call) + ".",
+        json_schema_extra={"enum": [c.value for c in Call]},
+    )
+    kinds: dict[str, str] = Field(
+        default_factory=dict,
+        description="Input (a parameter, or value) → what it is given as: "
+        + ", ".join(k.value for k in InputKind)
+        + " (python: a number, or a nested list for an input with dims); unlisted inputs are "
+        "the framework's own arrays.",
+        json_schema_extra={"additionalProperties": {"enum": [k.value for k in InputKind]}},
+    )
+
+
 class CaseSpec(_Strict):
     """One case: a family, its parameters and a value, evaluated in each dtype and framework."""
 
@@ -226,6 +251,11 @@ class CaseSpec(_Strict):
         "does not exist, list the others so they are still checked.",
     )
     expect: ExpectSpec | None = None
+    context: ContextSpec | None = Field(
+        default=None,
+        description="Pin a calling context (input kinds, a global mode, a call): the case runs "
+        "as that one call, a 'context' item per framework that offers it.",
+    )
     description: str = ""
     tags: list[str] = []
 

@@ -19,6 +19,7 @@ from conformance import reference
 from conformance.cases.case_model import CaseFile, CaseSpec
 from conformance.cases.validate import Known, SemanticError, differentiable, resolve_case
 from conformance.cases.yaml_source import Located, YamlError, load_located
+from conformance.contexts import SEPARATOR, CallingContext
 from conformance.run.options import CASE_SUFFIXES
 
 
@@ -54,10 +55,14 @@ class Case:
     variant: str = ""
     base: Case | None = None
     derive: Callable | None = None
+    #: For a calling-context item (see :mod:`conformance.cases.context_design`): the way the
+    #: framework is called; ``base`` is then the case whose inputs and oracle answers it shares.
+    context: CallingContext | None = None
 
     @property
     def id(self) -> str:
-        return f"{self.spec.id}+{self.variant}" if self.variant else self.spec.id
+        own = f"{self.spec.id}+{self.variant}" if self.variant else self.spec.id
+        return f"{own}{SEPARATOR}{self.context.name}" if self.context else own
 
     @property
     def family(self) -> str:

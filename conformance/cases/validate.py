@@ -16,6 +16,7 @@ import numpy as np
 
 from conformance import reference
 from conformance.cases.case_model import CaseSpec, SampleSpec, literal_shape
+from conformance.contexts import Call, InputKind, Mode
 from conformance.names import unknown_name
 from conformance.reference import OracleError
 
@@ -154,7 +155,43 @@ def resolve_case(spec: CaseSpec, known: Known | None = None) -> Resolved:
     _check_grad_wrt(spec, family, parametrization)
     _check_expect(spec, batch, event, lp_shape)
     _check_names(spec, known)
+    _check_context(spec, family, parametrization)
     return Resolved(parametrization, tuple(batch), tuple(event), tuple(lp_shape))
+
+
+def _check_context(spec: CaseSpec, family: reference.Family, parametrization: str) -> None:
+    """A pinned calling context names a mode, a call, and kinds of this family's inputs."""
+    pinned = spec.context
+    if pinned is None:
+        return
+    for key, enum in (("mode", Mode), ("call", Call)):
+        given = getattr(pinned, key)
+        if given not in enum.__members__.values():
+            raise SemanticError(
+                ("context", key), unknown_name(f"context {key}", given, enum, "is no")
+            )
+    info = family.params(parametrization)
+    inputs = [k for k, p in info.items() if not p.static] + ["value"]
+    for name, kind in pinned.kinds.items():
+        if name in info and info[name].static:
+            raise SemanticError(
+                ("context", "kinds", name),
+                f"{name} is static: it is always given as a Python number, not as {kind!r}",
+            )
+        if name not in inputs:
+            raise SemanticError(
+                ("context", "kinds", name), unknown_name(f"input of {family.name}", name, inputs)
+            )
+        if kind not in InputKind.__members__.values():
+            raise SemanticError(
+                ("context", "kinds", name), unknown_name("input kind", kind, InputKind, "is no")
+            )
+    if spec.checks is not None and set(spec.checks) != {"context"}:
+        raise SemanticError(
+            ("checks",),
+            "a case that pins a context runs its 'context' item only: leave 'checks:' out "
+            "(or list only 'context')",
+        )
 
 
 def _resolve_parametrization(spec: CaseSpec, family: reference.Family) -> str:

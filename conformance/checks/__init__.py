@@ -5,6 +5,7 @@ from __future__ import annotations
 from conformance.check_names import NON_CHECK_ITEMS, CheckName
 from conformance.checks.base import Check, CheckResult
 from conformance.checks.broadcast import BroadcastCheck
+from conformance.checks.context import ContextCheck
 from conformance.checks.eager import EagerCheck
 from conformance.checks.grad import GradCheck
 from conformance.checks.log_prob import LogProbCheck
@@ -43,6 +44,7 @@ CHECKS: dict[CheckName, Check] = _registry(
     PropertyCheck(),
     SampleShapesCheck(),
     SampleFitCheck(),
+    ContextCheck(),
 )
 
 __all__ = ["CHECKS", "NON_CHECK_ITEMS", "OPT_IN", "Check", "CheckName", "CheckResult"]

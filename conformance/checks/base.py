@@ -145,7 +145,7 @@ class Check(ABC):
         arrays: dict | None = None,
     ) -> CheckResult:
         kind = Kind(kind)  # a kind no known-failure entry could name raises here
-        head = f"{self.name} {HEADLINE_WORDS.get(kind, 'mismatch')}: {subject.case.file}::{subject.case.id}"
+        head = f"{self.name} {HEADLINE_WORDS.get(kind, 'mismatch')}: {subject.case.file}::{subject.case_id}"
         message = (
             f"{head}\n  framework: {subject.label}\n  shapes: {subject.shapes_line()}\n  {detail}"
         )

@@ -24,6 +24,7 @@ from conformance.operations import GRADIENTS, Operation
 from conformance.records.script import array_literal
 
 if TYPE_CHECKING:
+    from conformance.expect.expectations import GradExpectation
     from conformance.records.script import Script
 
 _STRUCTURE_WORDS = {
@@ -177,16 +178,21 @@ class GradCheck(Check):
                 *script.gradient(self.name, subject.gradient.wrt),
                 f"GRADS = {{n: (None if g is None else {d.to_numpy('g')}) "
                 f"for n, g in zip({list(subject.gradient.wrt)!r}, grads, strict=True)}}",
-                *_SCRIPT_COMPARISON,
+                *SCRIPT_COMPARISON,
             ]
 
-        return Reproducer(subject, self.name, body, lambda script: _constants(subject, script))
+        return Reproducer(
+            subject, self.name, body, lambda script: gradient_constants(subject, script)
+        )
 
 
-def _constants(subject: Subject, script: Script) -> list[str]:
+def gradient_constants(
+    subject: Subject, script: Script, grad: GradExpectation | None = None
+) -> list[str]:
     """The fixed cotangent, the oracle's projected gradients and their tolerances: the
-    subject's own, so the script judges with exactly the numbers the check judged with."""
-    grad = subject.gradient
+    subject's own (or ``grad``'s), so the script judges with exactly the numbers the check
+    judged with."""
+    grad = subject.gradient if grad is None else grad
     compared = grad.compared()
 
     def tolerance_of(n: str) -> np.ndarray:
@@ -213,7 +219,7 @@ def _constants(subject: Subject, script: Script) -> list[str]:
 
 #: The script's comparison of ``GRADS`` with ``EXPECTED_GRAD``, as :meth:`GradCheck.evaluate`
 #: judges them.
-_SCRIPT_COMPARISON = [
+SCRIPT_COMPARISON = [
     "worst_ratio = 0.0",
     "for name, got in GRADS.items():",
     "    if STRUCTURE[name] == 'none':  # declared not comparable for this binding",

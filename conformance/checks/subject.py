@@ -18,10 +18,12 @@ import numpy as np
 
 from conformance import timing
 from conformance.adapters.base import Adapter
+from conformance.contexts import SEPARATOR, CallingContext, InputKind
 from conformance.kinds import Kind
 from conformance.registry import Binding
 
 if TYPE_CHECKING:
+    from conformance.cases.context_design import CaseShape
     from conformance.cases.loader import Case
     from conformance.expect.expectations import Expectations, GradExpectation, SiteExpectation
     from conformance.expect.laws import DrawLaw
@@ -68,6 +70,8 @@ class Subject:
     property_examples: int = 0
     #: Added to every sampling item's seed (``--sample-seed``; calibration runs vary it).
     sample_seed: int = 0
+    #: How the framework is called, for a calling-context item (None: the suite's own way).
+    context: CallingContext | None = None
 
     @property
     def case(self) -> Case:
@@ -97,6 +101,24 @@ class Subject:
 
         key = f"{self.case.file}::{self.case.id}::{self.dtype}::{salt}::{self.sample_seed}"
         return zlib.crc32(key.encode())
+
+    @property
+    def summed_gradient(self) -> GradExpectation:
+        """The oracle's gradient of log_prob's plain sum (a model's log density)."""
+        return self.expectations.summed_gradient
+
+    @property
+    def case_shape(self) -> CaseShape:
+        """The case's inputs as a calling context reads them: names, dims, dtypes, traced."""
+        return self.expectations.case_shape
+
+    @property
+    def case_id(self) -> str:
+        """The item's case id: the case's, and its calling context's name after it."""
+        own = self.case.id  # a case that pins its context has it in its id already
+        if self.context is None or self.case.context is not None:
+            return own
+        return f"{own}{SEPARATOR}{self.context.name}"
 
     @property
     def event_ranks(self) -> dict[str, int]:
@@ -151,7 +173,8 @@ class Subject:
 
     @property
     def label(self) -> str:
-        return f"{self.adapter.name} {self.adapter.version()}, {self.dtype}, {self.device}"
+        label = f"{self.adapter.name} {self.adapter.version()}, {self.dtype}, {self.device}"
+        return f"{label}, context {self.context.name}" if self.context else label
 
     def shapes_line(self) -> str:
         parts = [f"{k} {tuple(v)}" for k, v in self.inputs.shapes().items()]
@@ -173,6 +196,18 @@ class Subject:
         """A parameter as the framework takes it: a static one (a count, a dimension) as a
         Python scalar, any other as the framework's array."""
         return array.item() if name in self.inputs.static else self.array(array)
+
+    def of_kind(self, name: str, array: np.ndarray, kind: InputKind) -> Any:
+        """An input as a calling context gives it: the framework's array, a NumPy array (a
+        NumPy scalar when 0-d, as a reduction returns it), or Python numbers (a float or int
+        when 0-d, else a nested list). A static parameter is always a Python number."""
+        if name in self.inputs.static:
+            return array.item()
+        if kind is InputKind.NATIVE:
+            return self.array(array)
+        if kind is InputKind.NUMPY:
+            return array[()] if array.ndim == 0 else np.array(array)
+        return array.tolist()
 
     def params(self) -> dict[str, Any]:
         return {k: self.param(k, v) for k, v in self.inputs.framework_params().items()}

@@ -21,6 +21,7 @@ import numpy as np
 import yaml
 
 from conformance import reference
+from conformance.cases.context_design import CaseShape
 from conformance.cases.loader import Case
 from conformance.expect.fresh_values import well_conditioned_draw
 from conformance.expect.gradients import ExpectedGrad, binding_structure, expected_grad_for
@@ -102,6 +103,22 @@ class Expectations:
     def params_valid(self) -> bool:
         """Whether every parameter is inside its domain (draws are judged only then)."""
         return bool(np.all(self.expected.params_valid))
+
+    @cached_property
+    def case_shape(self) -> CaseShape:
+        """The case's inputs as the calling-context design reads them (names, dims, dtypes,
+        which are traced)."""
+        return CaseShape.of(self.case, self.inputs.params, self.inputs.value)
+
+    @cached_property
+    def summed_gradient(self) -> GradExpectation:
+        """The oracle's gradient of log_prob's plain sum (a model's log density), with its
+        tolerance, in this binding's structures."""
+        raw = expected_grad_for(self.case, self.dtype, self.options, summed=True)
+        structure = {
+            n: binding_structure(self.binding, n, raw.structure[n], self.inputs) for n in raw.wrt
+        }
+        return GradExpectation(raw, structure)
 
     @cached_property
     def event_ranks(self) -> dict[str, int]:

@@ -91,13 +91,18 @@ def binding_structure(binding, name: str, default: str, inputs) -> str:
 
 @lru_cache(maxsize=4096)
 @timing.timed("oracle")
-def expected_grad_for(case: Case, dtype: str, options: tuple = ()) -> ExpectedGrad:
+def expected_grad_for(
+    case: Case, dtype: str, options: tuple = (), summed: bool = False
+) -> ExpectedGrad:
+    """``summed``: the gradient of log_prob's plain sum (cotangent 1 everywhere), as a model's
+    log density takes it, instead of the fixed random cotangent's."""
     family = reference.get_family(case.family)
     inputs = inputs_for(case, dtype)
     evaluation = evaluation_for(case, dtype, options)
     par, opts = inputs.parametrization, dict(options)
     wrt = differentiable_inputs(case)
-    ct = cotangent_for(case, evaluation.inputs.lp_shape, dtype)
+    lp_shape = evaluation.inputs.lp_shape
+    ct = np.ones(lp_shape) if summed else cotangent_for(case, lp_shape, dtype)
     grads_all = evaluation.vjp(ct)
     elementwise = evaluation.gradients
     info = family.params(par)

@@ -129,6 +129,7 @@ def render(adapters: dict[str, Adapter] | None = None) -> str:
         lines.append(
             f"| `{name}` | {adapter.validation} | {VALIDATION_MEANING[adapter.validation]} |"
         )
+    lines += _contexts(adapters)
     lines += [
         "",
         "## By-design differences",
@@ -170,6 +171,42 @@ def render(adapters: dict[str, Adapter] | None = None) -> str:
         lines += ["", "### Family notes", ""]
         lines += [f"- **{family}**: {_cell(text)}" for family, text in notes]
     return "\n".join(lines) + "\n"
+
+
+def _contexts(adapters: dict[str, Adapter]) -> list[str]:
+    """Each adapter's calling contexts (``context`` items): what it offers on the axis and
+    the promotion rules its expected dtypes come from (see conformance/contexts.py)."""
+    lines = [
+        "",
+        "## Calling contexts",
+        "",
+        "The `context` items call each framework as its users do (docs/case-format.md, "
+        '"Calling contexts"): inputs as NumPy arrays or Python numbers, a global mode, a '
+        "transform or a model API. Each must give the canonical call's values and the dtype "
+        "its framework's own promotion rules give, stated here per framework; a raise fails "
+        "unless the framework documents that it does not take that kind of input.",
+        "",
+        "| adapter | modes | calls | parameter kinds | value kinds |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    rules: list[tuple[str, tuple[str, ...]]] = []
+    for name, adapter in adapters.items():
+        axis = adapter.context_axis
+        if axis is None:
+            continue
+        cells = [
+            ", ".join(m.value for m in axis.modes),
+            ", ".join(c.value for c in axis.calls),
+            ", ".join(k.value for k in axis.param_kinds),
+            ", ".join(k.value for k in axis.value_kinds),
+        ]
+        lines.append(f"| `{name}` | " + " | ".join(cells) + " |")
+        if adapter.context_rules and not any(adapter.context_rules == r for _, r in rules):
+            rules.append((name, adapter.context_rules))
+    for name, said in rules:
+        lines += ["", f"`{name}` (and the adapters built on it):", ""]
+        lines += [f"- {_cell(text)}" for text in said]
+    return lines
 
 
 def stale(path: Path = DOC_PATH) -> bool:

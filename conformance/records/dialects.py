@@ -64,3 +64,10 @@ class Dialect:
     def gradient(self, ctx: Mapping[str, Any]) -> list[str]:
         """Lines that leave ``grads`` (one per name of ``ctx['wrt']``, in order)."""
         raise NotImplementedError
+
+    def context_call(self, ctx: Mapping[str, Any]) -> list[str] | None:
+        """Lines that make ``ctx['context']``'s call (its mode switched on first) and leave
+        ``lp`` (log_prob, or the model's log density) and ``grads`` (traced input → gradient),
+        with ``ctx['call']`` the constructor and ``ctx['traced']`` the traced inputs; None
+        where the dialect writes no calling context."""
+        return None

@@ -92,7 +92,7 @@ def render(subject: Subject, check: Check, message: str) -> str | None:
         return None
     inputs = subject.inputs
     params = inputs.framework_params()
-    title = f"{subject.case.file}::{subject.case.id} [{part.name}]"
+    title = f"{subject.case.file}::{subject.case_id} [{part.name}]"
     lines = [
         '"""Reproducer for ' + docstring_text(title),
         "",

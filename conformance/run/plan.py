@@ -12,9 +12,10 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import re
-from collections.abc import Iterator
+import weakref
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, partial
 from pathlib import Path
 from typing import Any
 
@@ -22,11 +23,13 @@ import numpy as np
 
 from conformance import reference
 from conformance.adapters import Adapter
+from conformance.cases.context_design import CaseShape, design, pinned_context
 from conformance.cases.edges import EDGE_TAG, EXACT_TAG, edge_file
 from conformance.cases.loader import Case, CaseError, find_case_files, load_case_file
 from conformance.cases.variants import VARIANT_CHECKS, derive_variants
 from conformance.check_names import CheckName
 from conformance.checks import CHECKS, Check
+from conformance.contexts import FLOAT32_MODES, CallingContext
 from conformance.expect.materialize import CaseInputError, float64_inputs
 from conformance.records.known_failures import Entry
 from conformance.registry import Binding
@@ -71,6 +74,8 @@ class CheckSpec:
             check=self.check.name,
             variant=self.case.variant or None,
         )
+        if self.case.context is not None:
+            out["context"] = self.case.context.name
         if self.known_failures:
             out["known_failures"] = [
                 {
@@ -124,6 +129,22 @@ class _Expansion:
     settings: Settings
     names: set[str] = field(default_factory=set)
     drawn: set[tuple] = field(default_factory=set)
+    #: Each case that may draw calling contexts (by identity) → its family and
+    #: parametrization's such cases in the file: the design deals rows to those a framework
+    #: can run, in turn.
+    groups: dict[int, list[Case]] = field(default_factory=dict)
+    #: (id of a group, framework) → the group's cases that framework runs, by identity → slot.
+    slots: dict[tuple[int, str], dict[int, tuple[int, int]]] = field(default_factory=dict)
+
+    def slot(self, case: Case, name: str, runs: Callable[[Case], bool]) -> tuple[int, int] | None:
+        """``case``'s (index, count) among its group's cases that framework ``name`` runs
+        (``runs(case)`` says whether it does), or None where it runs none."""
+        group = self.groups[id(case)]
+        key = (id(group), name)
+        if key not in self.slots:
+            eligible = [c for c in group if runs(c)]
+            self.slots[key] = {id(c): (i, len(eligible)) for i, c in enumerate(eligible)}
+        return self.slots[key].get(id(case))
 
 
 def plan_file(path: Path, settings: Settings, display: str | None = None) -> list[ItemSpec]:
@@ -147,6 +168,7 @@ def plan_file(path: Path, settings: Settings, display: str | None = None) -> lis
         generated = edge_file(loaded.cases, loaded.path, selects=settings.selects_family)
         cases = [*cases, *generated.cases]
         specs.extend(_error_spec(e) for e in generated.errors)
+    expansion.groups = context_groups(cases)
     for case in cases:
         try:
             specs.extend(_case_specs(expansion, case))
@@ -260,7 +282,13 @@ def _case_specs(expansion: _Expansion, case: Case) -> Iterator[ItemSpec]:
     except CaseInputError as exc:
         yield _error_spec(CaseError(case.file, case.line, case.id, str(exc)))
         return
+    pinned = pinned_context(case)
+    if pinned is not None:
+        yield from _context_specs(expansion, case, params64, value64, pinned)
+        return
     yield from _expand(expansion, case, params64)
+    if id(case) in expansion.groups:
+        yield from _context_specs(expansion, case, params64, value64)
     # A generated edge case is one point on purpose: broadcasting it again adds no edge.
     if EDGE_TAG in case.spec.tags:
         return
@@ -281,7 +309,11 @@ def checks_for(settings: Settings, case: Case) -> list[CheckName]:
     if listed is not None and CheckName.EAGER not in listed:
         # The eager check re-runs the case's own checks op by op: it comes with any of them.
         listed = [*listed, CheckName.EAGER]
-    return [c for c in settings.selected_checks(listed) if c in CHECKS and c not in VARIANT_CHECKS]
+    return [
+        c
+        for c in settings.selected_checks(listed)
+        if c in CHECKS and c not in VARIANT_CHECKS and c is not CheckName.CONTEXT
+    ]
 
 
 def _parameters_key(case: Case, params64, values: bool = True) -> tuple:
@@ -372,14 +404,126 @@ def _one_dtype(dtypes: list[str], which: str) -> str:
     return dtypes[0] if which == "first" else dtypes[-1]
 
 
+def context_groups(cases: list[Case]) -> dict[int, list[Case]]:
+    """The cases of one file that may draw calling contexts, by identity → every such case of
+    their family and parametrization, in file order: written cases (no edge, no variant, no
+    ``checks:`` of their own, no pinned context) whose inputs are all valid."""
+    groups: dict[tuple[str, str], list[Case]] = {}
+    for case in cases:
+        if case.spec.checks is not None or case.spec.context is not None or case.variant:
+            continue
+        if EDGE_TAG in case.spec.tags:
+            continue
+        try:
+            params64, value64 = float64_inputs(case)
+        except CaseInputError:
+            continue
+        if _all_valid(case, params64, value64):
+            groups.setdefault((case.family, case.parametrization), []).append(case)
+    return {id(case): group for group in groups.values() for case in group}
+
+
+def _context_specs(
+    expansion: _Expansion,
+    case: Case,
+    params64,
+    value64,
+    pinned: CallingContext | None = None,
+) -> Iterator[ItemSpec]:
+    """The calling-context items of ``case``: the pinned context in each of its dtypes, or the
+    design's rows for each framework (see :mod:`conformance.cases.context_design`)."""
+    settings = expansion.settings
+    check = CHECKS[CheckName.CONTEXT]
+    if not settings.selected_checks([CheckName.CONTEXT]):
+        return
+    shape = CaseShape.of(case, params64, value64)
+    for name in settings.selected_frameworks(case.spec.frameworks):
+        adapter = settings.adapters[name]
+        binding = adapter.binding(case.family, case.parametrization)
+        axis = adapter.context_axis
+        why = check.unsupported_by(adapter, settings.opted_in)
+        if isinstance(binding, str) or axis is None or why:
+            if pinned is not None:
+                reason = binding if isinstance(binding, str) else why or f"{name} has no contexts"
+                yield UnsupportedSpec(f"{case.id}[{name}-unsupported]", case, adapter, reason)
+            continue
+        runs = partial(_takes, adapter, binding)
+        if not runs(case):
+            continue
+        if pinned is not None:
+            refused = axis.offers(pinned)
+            if refused:
+                yield UnsupportedSpec(
+                    f"{case.id}[{name}-unsupported]", case, adapter, f"{name} {refused}"
+                )
+                continue
+            rows: list[tuple[CallingContext, str]] = [
+                (pinned, d)
+                for d in case.spec.dtypes
+                if d == "float32" or pinned.mode not in FLOAT32_MODES
+            ]
+        else:
+            slot = expansion.slot(case, name, runs)
+            rows = design(case, shape, name, adapter, slot) if slot else []
+        for context, dtype in rows:
+            if not settings.selected_dtypes([dtype]):
+                continue
+            derived = dataclasses.replace(
+                case,
+                context=context,
+                base=case if pinned is None else None,
+                source=context_source(case, context) if pinned is None else case.source,
+            )
+            spec = CheckSpec(
+                f"{derived.id}[{name}-{dtype}-{check.name}]",
+                derived,
+                adapter,
+                binding,
+                dtype,
+                check,
+                settings.device,
+            )
+            known = tuple(settings.known_failure_index.matching(spec.static()))
+            yield dataclasses.replace(spec, known_failures=known) if known else spec
+
+
+def _takes(adapter: Adapter, binding: Binding, case: Case) -> bool:
+    """Whether the framework takes ``case``'s inputs through ``binding``."""
+    params64 = float64_inputs(case)[0]
+    return not adapter.unsupported_inputs(binding, params64) and binding.accepts_value_dtype(
+        case.spec.value_dtype
+    )
+
+
+def context_source(case: Case, context: CallingContext) -> str:
+    """The case's YAML with the ``context:`` that pins this item's call: what a user pastes to
+    run exactly this call again (with its family, where the file's ``defaults:`` gave it)."""
+    pinned = context.as_yaml()
+    line = f"    context: {{mode: {pinned['mode']}, call: {pinned['call']}"
+    if "kinds" in pinned:
+        line += ", kinds: {" + ", ".join(f"{k}: {v}" for k, v in pinned["kinds"].items()) + "}"
+    lines = [line + "}"]
+    if not re.search(r"^\s*(- )?family:", case.source, re.MULTILINE):
+        lines.insert(0, f"    family: {case.family}")
+    return case.source.rstrip("\n") + "\n" + "\n".join(lines) + "\n"
+
+
+#: Each case's answer to :func:`_all_valid`, while the case lives.
+_VALIDITY: weakref.WeakKeyDictionary[Case, bool] = weakref.WeakKeyDictionary()
+
+
 def _all_valid(case: Case, params64, value64) -> bool:
-    """Variants are derived only from cases whose inputs are all inside support and domain."""
-    family = reference.get_family(case.family)
-    try:
-        ok = family.evaluate(params64, value64, case.parametrization).valid
-    except (ValueError, ArithmeticError):
-        return False
-    return bool(np.all(ok))
+    """Variants and calling contexts are derived only from cases whose inputs are all inside
+    support and domain (asked once per case: ``params64`` and ``value64`` are its own)."""
+    found = _VALIDITY.get(case)
+    if found is None:
+        family = reference.get_family(case.family)
+        try:
+            found = bool(np.all(family.evaluate(params64, value64, case.parametrization).valid))
+        except (ValueError, ArithmeticError):
+            found = False
+        _VALIDITY[case] = found
+    return found
 
 
 _SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$")

@@ -29,7 +29,10 @@ class SubjectFactory:
     def subject(self, case: Case, adapter: Adapter, binding: Binding, dtype: str) -> Subject:
         """Raises :class:`~conformance.expect.materialize.CaseInputError` when the case's inputs or the
         oracle's answer cannot be computed."""
-        expectations = Expectations(case, binding, dtype)
+        # A calling context calls with its case's own inputs: the oracle's answers (and the
+        # gradient's cotangent) are the case's, computed once for all its items.
+        own = case.base if case.context is not None and case.base is not None else case
+        expectations = Expectations(own, binding, dtype)
         if not expectations.expected.all_valid:
             # Validation errors and warnings need concrete values: a framework that compiles
             # by default meets such inputs eagerly, where its validation can see them.
@@ -42,4 +45,5 @@ class SubjectFactory:
             expectations,
             property_examples=self.property_examples,
             sample_seed=self.sample_seed,
+            context=case.context,
         )

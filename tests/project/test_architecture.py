@@ -24,6 +24,7 @@ SOURCES = {"conformance": ROOT / "conformance", ORACLE: ROOT / "reference"}
 VOCABULARY = {
     "check_names",
     "compare",
+    "contexts",
     "dtypes",
     "kinds",
     "names",

@@ -11,6 +11,7 @@ held to a tolerance declared in the registry. Every record notes the path that r
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, ClassVar
 
@@ -21,6 +22,8 @@ from conformance.adapters.gpytorch.covariance import covariance
 from conformance.adapters.gpytorch.dialect import GpytorchDialect
 from conformance.adapters.structure import block_size, kronecker_factors
 from conformance.adapters.torch.adapter import TorchAdapter
+from conformance.adapters.torch.contexts import TORCH_AXIS
+from conformance.contexts import Call, ContextAxis, InputKind
 from conformance.operations import Operation
 from conformance.records.dialects import Dialect
 from conformance.registry import Binding
@@ -45,6 +48,12 @@ class GpytorchAdapter(TorchAdapter):
     reported_packages = ("gpytorch", "linear_operator")
     imported_modules = ("gpytorch", "linear_operator")
     operator: ClassVar[str] = "tensor"
+    # Autograd only (no torch.func claim, see above); the value a tensor, as torch's.
+    context_axis: ClassVar[ContextAxis | None] = dataclasses.replace(
+        TORCH_AXIS,
+        calls=(Call.LOG_PROB, Call.GRAD),
+        param_kinds=(InputKind.NATIVE, InputKind.PYTHON),
+    )
 
     # ----- structure --------------------------------------------------------------------------
     def unsupported_inputs(self, binding: Binding, params: Mapping[str, np.ndarray]) -> str | None:
@@ -195,6 +204,7 @@ class GpytorchIterativeAdapter(GpytorchAdapter):
     operations: ClassVar[Mapping[Operation, str]] = {
         Operation.GRAD: GpytorchAdapter.operations[Operation.GRAD],
         Operation.SAMPLE: GpytorchAdapter.operations[Operation.SAMPLE],
+        Operation.CONTEXT: GpytorchAdapter.operations[Operation.CONTEXT],
     }
     opt_in: ClassVar[frozenset[Operation]] = frozenset()
     PATH_SETTINGS = (

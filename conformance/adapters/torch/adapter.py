@@ -9,12 +9,13 @@ from typing import Any, ClassVar
 import numpy as np
 
 from conformance.adapters.base import Adapter, split_mapped
+from conformance.adapters.torch.contexts import TorchContexts
 from conformance.adapters.torch.dialect import TorchDialect
 from conformance.operations import DrawMode, Operation
 from conformance.records.dialects import Dialect
 
 
-class TorchAdapter(Adapter):
+class TorchAdapter(TorchContexts, Adapter):
     name = "torch"
     package = "torch"
     module = "torch"
@@ -52,6 +53,7 @@ class TorchAdapter(Adapter):
         Operation.GRAD_FUNCTIONAL: "torch.func.grad",
         Operation.VMAP: "torch.func.vmap",
         Operation.JIT: "torch.compile",
+        Operation.CONTEXT: "as users call it: input kinds, global modes, torch.func",
         Operation.SAMPLE: "Distribution.sample under torch.manual_seed",
     }
     draw_modes: ClassVar[Mapping[DrawMode, str]] = {

@@ -37,3 +37,48 @@ class TorchDialect(Dialect):
             "lp = dist.log_prob(value)",
             f"grads = torch.autograd.grad((lp * CT).sum(), [{args}], allow_unused=True)",
         ]
+
+    def context_call(self, ctx: Mapping[str, Any]) -> list[str] | None:
+        """torch's calling contexts as :class:`~conformance.adapters.torch.contexts.TorchContexts`
+        makes them: the mode set for the rest of the script, then the call."""
+        mode, call, traced = ctx["mode"], ctx["call_name"], ctx["traced"]
+        constructor = ctx["call"]
+        lines: list[str] = []
+        if mode == "default-float64":
+            lines.append("torch.set_default_dtype(torch.float64)")
+        elif mode in ("validate-on", "validate-off"):
+            flag = mode == "validate-on"
+            lines.append(f"torch.distributions.Distribution.set_default_validate_args({flag})")
+        inner: list[str]
+        args = ", ".join(traced)
+        if call == "log_prob":
+            inner = [f"lp = {constructor}.log_prob(value)", "grads = {}"]
+        elif call == "grad":
+            inner = [
+                *(f"{n} = {n}.detach().clone().requires_grad_(True)" for n in traced),
+                f"lp = {constructor}.log_prob(value)",
+                f"grads = dict(zip({list(traced)!r}, torch.autograd.grad((lp * CT).sum(), "
+                f"[{args}], allow_unused=True, materialize_grads=True)))",
+            ]
+        elif call == "func-grad":
+            inner = [
+                f"def objective({args}):",
+                f"    lp = {constructor}.log_prob(value)",
+                "    return (lp * CT).sum(), lp",
+                f"g, lp = torch.func.grad(objective, has_aux=True)({args})",
+                f"grads = {{{traced[0]!r}: g}}",
+            ]
+        elif call == "vmap":
+            (name,) = traced
+            inner = [
+                f"def mapped({name}):",
+                f"    return {constructor}.log_prob(value)",
+                f"lp = torch.func.vmap(mapped)(torch.stack([{name}] * {ctx['vmap_size']}))",
+                "grads = {}",
+            ]
+        else:
+            return None
+        manager = {"no_grad": "torch.no_grad()", "inference_mode": "torch.inference_mode()"}
+        if mode in manager:
+            return [*lines, f"with {manager[mode]}:", *("    " + ln for ln in inner)]
+        return [*lines, *inner]
