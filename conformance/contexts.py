@@ -135,6 +135,9 @@ class ContextAxis:
     #: Whether a traced input (the one a gradient or vmap call takes) must be the framework's
     #: own array (torch's autograd and torch.func take tensors; jax.grad takes numbers too).
     traced_native: bool = False
+    #: Rows per family × parametrisation × framework of a file, where fewer than every mode
+    #: (0: every mode once); the modes then rotate from family to family.
+    rows: int = 0
 
     def offers(self, context: CallingContext) -> str | None:
         """Why this framework cannot call ``context`` (then no item), or None."""

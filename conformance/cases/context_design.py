@@ -5,6 +5,8 @@ dtypes — far too large to run whole for every case. Instead each family × par
 framework of a case file gets :func:`row_count` rows, row ``i`` of them::
 
     mode         = modes[i mod M]                   every mode once per family and framework
+                                                    (modes[(i + b) mod M] where the axis
+                                                    declares fewer rows: NumPyro's two)
     call         = calls[(i + a) mod C]
     value kind   = value_kinds[(i + b) mod V]
     param kinds  = patterns[(i + c) mod P]          all native, all python, all numpy, mixed
@@ -51,9 +53,9 @@ MIXED = "mixed"
 
 
 def row_count(axis: ContextAxis) -> int:
-    """Rows per family × parametrization × framework: every mode once, and at least half the
-    calls (NumPyro's nine calls meet every family in two families' rows)."""
-    return max(len(axis.modes), -(-len(axis.calls) // 2))
+    """Rows per family × parametrization × framework: the axis's own number, or every mode
+    once and at least half the calls."""
+    return axis.rows or max(len(axis.modes), -(-len(axis.calls) // 2))
 
 
 def patterns(axis: ContextAxis) -> list[str]:
@@ -199,7 +201,9 @@ def design(
     allowed = [t for t in ("float32", "float64") if t in case.spec.dtypes]
     out: list[tuple[CallingContext, str]] = []
     for i in range(index, row_count(axis), count):
-        mode = axis.modes[i % len(axis.modes)]
+        # Fewer rows than modes: the modes rotate from family to family (offset ``b``).
+        shift = b if axis.rows and axis.rows < len(axis.modes) else 0
+        mode = axis.modes[(i + shift) % len(axis.modes)]
         if mode in FLOAT32_MODES:
             dtype = "float32"
         else:

@@ -212,6 +212,7 @@ class ContextCheck(Check):
                     "mode": context.mode,
                     "call_name": context.call,
                     "call": script.call,
+                    "arrays": script.arrays,
                     "traced": traced,
                     "vmap_size": VMAP_SIZE,
                 }

@@ -25,7 +25,7 @@ def _settings(*argv: str) -> Settings:
 
 @cache
 def _items() -> tuple[CheckSpec, ...]:
-    specs = plan(_settings("--framework=torch,gpytorch*"), root=REPO)
+    specs = plan(_settings("--framework=torch,gpytorch*,numpyro"), root=REPO)
     return tuple(s for s in specs if isinstance(s, CheckSpec))
 
 
@@ -52,16 +52,17 @@ def test_ids_name_the_context_and_its_source_pins_it_again() -> None:
 
 
 def test_every_level_and_mode_call_pair_the_framework_offers_is_met() -> None:
-    for framework in ("torch", "gpytorch"):
+    for framework in ("torch", "gpytorch", "numpyro"):
         specs = [s for s in _contexts() if s.adapter.name == framework]
         axis = specs[0].adapter.context_axis
         contexts = [s.case.context for s in specs]
         assert {c.mode for c in contexts} == set(axis.modes)
         assert {c.call for c in contexts} == set(axis.calls)
         kinds = {k for c in contexts for _, k in c.kinds}
-        assert kinds == set(axis.param_kinds) - {"native"}, framework
+        offered = set(axis.param_kinds) | set(axis.value_kinds)
+        assert kinds == offered - {"native"}, framework
         if framework != "torch":
-            continue  # GPyTorch's few families meet every level, not every pair
+            continue  # GPyTorch's few families, NumPyro's two rows: every level, not every pair
         offered = {
             (m, c)
             for m, c in product(axis.modes, axis.calls)

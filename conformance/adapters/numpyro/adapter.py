@@ -22,6 +22,7 @@ import numpy as np
 from conformance.adapters.base import Adapter, Command, split_mapped
 from conformance.adapters.numpyro import cache, lowering
 from conformance.adapters.numpyro.compiled import CompiledFunctions, Deferred, signature
+from conformance.adapters.numpyro.contexts import NumpyroContexts
 from conformance.adapters.numpyro.dialect import JaxDialect
 from conformance.operations import Operation
 from conformance.records.dialects import Dialect
@@ -44,7 +45,7 @@ def _vmap_key(axes: Mapping[str, int], value_axis: int | None) -> tuple:
     return ("vmap", tuple(sorted(axes.items())), value_axis)
 
 
-class NumpyroAdapter(Adapter):
+class NumpyroAdapter(NumpyroContexts, Adapter):
     name = "numpyro"
     package = "numpyro"
     module = "numpyro.distributions"
@@ -153,6 +154,7 @@ class NumpyroAdapter(Adapter):
         Operation.PLATE: "numpyro.plate",
         Operation.SCAN: "numpyro.contrib.control_flow.scan",
         Operation.PLATE_IN_SCAN: "numpyro.plate inside numpyro.contrib.control_flow.scan",
+        Operation.CONTEXT: "as users call it: NumPy and Python inputs, x64, log_density",
     }
 
     # ----- compiled or eager ----------------------------------------------------------------

@@ -76,3 +76,65 @@ class JaxDialect(Dialect):
             f"    return jnp.sum(log_prob({every}) * ct)",
             f"grads = jax.jit(jax.grad(objective, argnums={argnums!r}))({every}, CT)",
         ]
+
+    def context_call(self, ctx: Mapping[str, Any]) -> list[str] | None:
+        """NumPyro's calling contexts as :class:`~conformance.adapters.numpyro.contexts.NumpyroContexts`
+        makes them: the mode set for the rest of the script, then the call, the parameters and
+        value as a jitted function's arguments."""
+        mode, call, traced = ctx["mode"], ctx["call_name"], ctx["traced"]
+        names = [*ctx["arrays"], "value"]
+        every = ", ".join(names)
+        lines = ["import numpyro", "import numpyro.handlers", "import numpyro.infer.util"]
+        if mode == "x64":
+            lines.append('jax.config.update("jax_enable_x64", True)  # for the whole process')
+        elif mode in ("validate-on", "validate-off"):
+            lines.append(f"numpyro.enable_validation({mode == 'validate-on'})")
+        lines += [
+            f"def log_prob({every}):",
+            f"    return {ctx['call']}.log_prob(value)",
+            f"def observed({every}):",
+            "    def model():",
+            f"        numpyro.sample('x', {ctx['call']}, obs=value)",
+            "    return numpyro.infer.util.log_density(model, (), {}, {})[0]",
+            f"def latent({every}):",
+            "    def model():",
+            f"        numpyro.sample('x', {ctx['call']})",
+            "    substituted = numpyro.handlers.substitute(model, data={'x': value})",
+            "    return numpyro.infer.util.log_density(substituted, (), {}, {})[0]",
+            "grads = {}",
+        ]
+        argnum = names.index(traced[0]) if traced else 0
+        simple = {
+            "log_prob": f"lp = log_prob({every})",
+            "jit": f"lp = jax.jit(log_prob)({every})",
+            "log_density": f"lp = observed({every})",
+            "log_density-jit": f"lp = jax.jit(observed)({every})",
+            "latent": f"lp = latent({every})",
+        }
+        if call in simple:
+            return [*lines, simple[call]]
+        (name,) = traced
+        if call == "vmap":
+            mapped = ", ".join(n if n != name else "m" for n in names)
+            return [
+                *lines,
+                f"lp = jax.vmap(lambda m: log_prob({mapped}))"
+                f"(jnp.stack([jnp.asarray({name})] * {ctx['vmap_size']}))",
+            ]
+        if call == "grad":
+            return [
+                *lines,
+                f"def objective({every}, ct):",
+                f"    lp = log_prob({every})",
+                "    return jnp.sum(lp * ct), lp",
+                f"g, lp = jax.jit(jax.grad(objective, argnums={argnum}, has_aux=True))({every}, CT)",
+                f"grads = {{{name!r}: g}}",
+            ]
+        density = {"log_density-grad": "observed", "latent-grad": "latent"}.get(call)
+        if density is None:
+            return None
+        return [
+            *lines,
+            f"lp, g = jax.jit(jax.value_and_grad({density}, argnums={argnum}))({every})",
+            f"grads = {{{name!r}: g}}",
+        ]
