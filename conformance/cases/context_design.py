@@ -6,7 +6,7 @@ framework of a case file gets :func:`row_count` rows, row ``i`` of them::
 
     mode         = modes[i mod M]                   every mode once per family and framework
                                                     (modes[(i + b) mod M] where the axis
-                                                    declares fewer rows: NumPyro's two)
+                                                    declares fewer rows: NumPyro's one)
     call         = calls[(i + a) mod C]
     value kind   = value_kinds[(i + b) mod V]
     param kinds  = patterns[(i + c) mod P]          all native, all python, all numpy, mixed
@@ -228,12 +228,14 @@ def _repair(
 ) -> CallingContext | None:
     """Row ``i`` as drawn, or the next call, then the next kinds, that the framework can call.
 
-    Only the family's last row may give an input of a kind the framework documents it does
-    not take (its restriction is then checked once, not in most rows of a family whose inputs
-    all have dims)."""
+    Only the family's last row (with one row, every other family's) may give an input of a
+    kind the framework documents it does not take (its restriction is then checked once, not
+    in most rows of a family whose inputs all have dims)."""
     axis = framework.context_axis
     assert axis is not None
-    restricted = i == row_count(axis) - 1
+    rows = row_count(axis)
+    # One row per family: every other family's (by its offset) may take a restricted kind.
+    restricted = i == rows - 1 if rows > 1 else offsets[1] % 2 == 0
     a, b, c = offsets
     for shift_kinds in range(len(levels) * len(axis.value_kinds)):
         pattern = levels[(i + c + shift_kinds) % len(levels)]

@@ -45,10 +45,11 @@ NUMPYRO_AXIS = ContextAxis(
     ),
     param_kinds=_KINDS,
     value_kinds=_KINDS,
-    # Each call traces and compiles afresh (a context's Python numbers are no store key): two
-    # rows per family and parametrisation keep the cost within the suite's budget, every mode,
-    # call and kind still met over the families.
-    rows=2,
+    # Each call traces and compiles afresh (a context's Python numbers are no store key), and
+    # eager calls run op by op: one row per family and parametrisation of a file keeps the
+    # cost within the suite's budget (two rows cost --quick 24 s of its 60), every mode, call
+    # and kind still met over the families.
+    rows=1,
 )
 
 
