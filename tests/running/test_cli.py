@@ -370,7 +370,10 @@ def test_a_run_that_collects_nothing_says_which_filter_removed_everything(tmp_pa
     proc = conformance("run", *narrow, "--check=plate", "-n", "0", cwd=tmp_path)
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert "nothing collected: --check removed all" in proc.stdout
-    assert "(they have: broadcast, grad, grad_functional, log_prob, shapes)" in proc.stdout
+    assert (
+        "(they have: broadcast, context, grad, grad_functional, log_prob, sample_fit, sample_shapes, shapes)"
+        in proc.stdout
+    )
     proc = conformance("run", *narrow, "-k", "nosuchthing", "-n", "0", cwd=tmp_path)
     assert proc.returncode == 2
     assert "nothing collected: -k 'nosuchthing' selected none of the" in proc.stdout
