@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from conformance.kinds import Kind
 from conformance.report import commands as report_commands
-from conformance.run.arguments import (
+from conformance.run.config.arguments import (
     builtin_cases,
     builtin_id_path,
     has_paths,
@@ -49,7 +49,7 @@ PYTEST_NOTE = (
 def command_help(command: str) -> str:
     """``conformance run --help``: the suite's options first (pytest's 500 lines of help,
     headed "usage: pytest.main()", hid them), then where the rest go."""
-    from conformance.run.options import add_options
+    from conformance.run.config.options import add_options
 
     parser = argparse.ArgumentParser(
         prog=f"conformance {command}",
@@ -69,7 +69,7 @@ def misspelt_options(args: list[str]) -> str | None:
     would only say "unrecognized arguments", headed "pytest.main()"). Other unknown options
     are left to pytest, whose plugins may define them."""
     from conformance.names import misspelt_option
-    from conformance.run.arguments import option_names, pytest_option_names
+    from conformance.run.config.arguments import option_names, pytest_option_names
 
     return misspelt_option(args, option_names() | pytest_option_names() | {"--ids"})
 
@@ -87,7 +87,7 @@ def pytest_args_of(args: list[str]) -> list[str]:
 def option_problem(args: list[str]) -> str | None:
     """A misspelt option of the suite's, or a value argparse refuses (a choice, a count), in
     ``run``'s or ``list``'s arguments; None when there is none."""
-    from conformance.run.arguments import value_error
+    from conformance.run.config.arguments import value_error
 
     return misspelt_options(args) or value_error(join_option_values(list(args)))
 
@@ -113,7 +113,7 @@ def run(pytest_args: list[str]) -> int:
         args = ["-p", "conformance.run.plugin", *args]
     if os.environ.get("CONFORMANCE_MUTANT") and "conformance.mutants.plugin" not in args:
         args = ["-p", "conformance.mutants.plugin", *args]  # CONFORMANCE_MUTANT=name: apply it
-    from conformance.run.options import ShortSpelling
+    from conformance.run.config.options import ShortSpelling
 
     code = int(pytest.main(with_worker(args), plugins=[ShortSpelling()]))
     return _exit_code(code, args)
@@ -157,7 +157,7 @@ def with_worker(args: list[str]) -> list[str]:
 
 def list_items(pytest_args: list[str]) -> int:
     """Collect as ``run`` would and print the coverage; ``--ids`` prints every item id."""
-    from conformance.run import listing
+    from conformance.commands import listing
 
     if _wants_help(pytest_args):
         sys.stdout.write(command_help("list"))
@@ -190,7 +190,7 @@ def _results_path(args: list[str]) -> Path:
     for a in args:
         if a.startswith("--conformance-results="):
             return Path(a.split("=", 1)[1])
-    from conformance.run.settings import DEFAULT_RESULTS
+    from conformance.run.config.settings import DEFAULT_RESULTS
 
     return Path(os.environ.get("CONFORMANCE_RESULTS") or DEFAULT_RESULTS)
 
@@ -296,8 +296,8 @@ def export_coverage(fmt: str, out: Path | None) -> int:
         render_markdown,
         render_text,
     )
+    from conformance.run.config.settings import Settings, parse_options
     from conformance.run.plan import plan
-    from conformance.run.settings import Settings, parse_options
 
     settings = Settings.from_sources(parse_options([f"--cases={builtin_cases()}"])[0], {})
     found = coverage(all_adapters(), plan(settings), load_exclusions())
@@ -327,8 +327,8 @@ def export_triage(results: Path, out: Path | None) -> int:
 
 
 def init_command(target: Path, force: bool) -> int:
-    """``conformance init DIR``: see :mod:`conformance.run.scaffold`."""
-    from conformance.run import scaffold
+    """``conformance init DIR``: see :mod:`conformance.commands.scaffold`."""
+    from conformance.commands import scaffold
 
     try:
         written = scaffold.scaffold(target, force, scaffold.installed_commit())

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance.run.arguments import in_pytest_spelling
+from conformance.run.config.arguments import in_pytest_spelling
 
 pytest_plugins = ["pytester"]
 

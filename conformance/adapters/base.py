@@ -198,7 +198,7 @@ class Adapter(ABC):
         yield
 
     def release_caches(self) -> None:
-        """Drop the compiled code the framework keeps between calls (see :mod:`conformance.run.memory`).
+        """Drop the compiled code the framework keeps between calls (see :mod:`conformance.run.worker.memory`).
 
         Called between items when a worker outgrows its memory budget; most frameworks keep
         nothing worth dropping.

@@ -183,7 +183,7 @@ def _has_cases(selection: list[str]) -> bool:
 
 
 def _cases_root() -> Path:
-    from conformance.run.arguments import builtin_cases
+    from conformance.run.config.arguments import builtin_cases
 
     return builtin_cases()
 
@@ -314,7 +314,7 @@ def table(summary: dict) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     from conformance.names import SuggestingParser, misspelt_option
-    from conformance.run.arguments import option_names
+    from conformance.run.config.arguments import option_names
 
     parser = SuggestingParser(
         prog="conformance bench",
@@ -337,7 +337,7 @@ def main(argv: list[str] | None = None) -> int:
     if ns.tiny:
         selection = [*TINY, *selection]
         ns.runs = 1
-    from conformance.run.arguments import join_option_values
+    from conformance.run.config.arguments import join_option_values
 
     selection = join_option_values(selection)
     workers = [int(w) for w in ns.workers.split(",") if w.strip()]

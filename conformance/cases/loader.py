@@ -20,7 +20,7 @@ from conformance.cases.case_model import CaseFile, CaseSpec
 from conformance.cases.validate import Known, SemanticError, differentiable, resolve_case
 from conformance.cases.yaml_source import Located, YamlError, load_located
 from conformance.contexts import SEPARATOR, CallingContext
-from conformance.run.options import CASE_SUFFIXES
+from conformance.run.config.options import CASE_SUFFIXES
 
 
 @dataclass(frozen=True)

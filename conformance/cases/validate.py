@@ -38,7 +38,7 @@ class Known:
     frameworks: frozenset[str] | None = None
     checks: frozenset[str] | None = None
     #: The element cap of this run (``--max-elements``, ``CONFORMANCE_MAX_ELEMENTS``, read by
-    #: :class:`~conformance.run.settings.Settings`); None: :data:`DEFAULT_MAX_ELEMENTS`.
+    #: :class:`~conformance.run.config.settings.Settings`); None: :data:`DEFAULT_MAX_ELEMENTS`.
     max_elements: int | None = None
 
 

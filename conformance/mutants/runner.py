@@ -171,7 +171,7 @@ def own_options(p: argparse.ArgumentParser) -> set[str]:
 
 def main(argv: Sequence[str]) -> int:
     from conformance.names import misspelt_option
-    from conformance.run.arguments import option_names
+    from conformance.run.config.arguments import option_names
 
     p = parser()
     ns, pytest_args = p.parse_known_args(list(argv))

@@ -33,8 +33,8 @@ from conformance.contexts import FLOAT32_MODES, CallingContext
 from conformance.expect.materialize import CaseInputError, float64_inputs
 from conformance.records.known_failures import Entry
 from conformance.registry import Binding
-from conformance.run.arguments import builtin_cases
-from conformance.run.settings import Settings
+from conformance.run.config.arguments import builtin_cases
+from conformance.run.config.settings import Settings
 
 
 def _case_and_framework(case: Case, adapter: Adapter) -> dict[str, Any]:
@@ -241,7 +241,7 @@ def case_file_id(path: Path, roots: tuple[Path, ...], fallback_root: Path) -> st
 def _builtin_root() -> tuple[Path, ...]:
     """The shipped cases' directory (none in a build without them): named ``cases`` whether
     or not a run lists it as a case root, so a shipped case's id given on the command line
-    from anywhere (see :func:`conformance.run.arguments.builtin_id_path`) keeps its id."""
+    from anywhere (see :func:`conformance.run.config.arguments.builtin_id_path`) keeps its id."""
     try:
         return (builtin_cases(),)
     except FileNotFoundError:
@@ -264,12 +264,20 @@ def _root_names(roots: tuple[Path, ...]) -> dict[Path, str]:
     return dict(sorted(names.items(), key=lambda kv: len(kv[0].parts)))
 
 
+def in_shard(position: int, which: tuple[int, int]) -> bool:
+    """``--shard K/N``, the one rule: the item at ``position`` (0-based, in the order the case
+    files give) belongs to shard K of N when it is every N-th starting at the K-th. The plan
+    and pytest's collection (:func:`conformance.run.session.hooks.pytest_collection_modifyitems`)
+    both apply it, so ``conformance list --shard`` and a run collect the same items."""
+    k, n = which
+    return position % n == k - 1
+
+
 def shard(specs: list[ItemSpec], which: tuple[int, int] | None) -> list[ItemSpec]:
-    """``--shard K/N``: every N-th spec starting at the K-th, deterministically."""
+    """The specs of shard ``which`` (see :func:`in_shard`); all of them without one."""
     if which is None:
         return specs
-    k, n = which
-    return [s for i, s in enumerate(specs) if i % n == k - 1]
+    return [s for i, s in enumerate(specs) if in_shard(i, which)]
 
 
 def _error_spec(error: CaseError) -> CaseErrorSpec:

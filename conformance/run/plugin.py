@@ -1,10 +1,10 @@
 """The pytest entry point (``pytest11: conformance``): light, and dormant without case files.
 
 Installing the suite puts this module in every pytest run of every project in the environment.
-It declares the options (:mod:`conformance.run.options`, no heavy imports) and, only when the run
+It declares the options (:mod:`conformance.run.config.options`, no heavy imports) and, only when the run
 has case files — a case root from ``--cases``, ``CONFORMANCE_CASES`` or the ini value
 ``conformance_cases``, or a YAML file named on the command line — registers the suite's hooks
-(:mod:`conformance.run.suite_plugin`: frameworks, oracle, reports). Other projects' runs see no
+(:mod:`conformance.run.session.hooks`: frameworks, oracle, reports). Other projects' runs see no
 header lines, no hooks and no imports beyond this module's.
 """
 
@@ -14,7 +14,7 @@ import os
 
 import pytest
 
-from conformance.run.options import CASE_SUFFIXES, add_pytest_options, env_list, split_list
+from conformance.run.config.options import CASE_SUFFIXES, add_pytest_options, env_list, split_list
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -35,6 +35,6 @@ def has_case_files(config: pytest.Config) -> bool:
 @pytest.hookimpl(tryfirst=True)
 def pytest_configure(config: pytest.Config) -> None:
     if has_case_files(config):
-        from conformance.run import suite_plugin
+        from conformance.run.session import hooks
 
-        config.pluginmanager.register(suite_plugin, "conformance-suite")
+        config.pluginmanager.register(hooks, "conformance-suite")

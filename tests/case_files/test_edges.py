@@ -15,9 +15,9 @@ import yaml
 from conformance import reference
 from conformance.cases import array_edges, edges
 from conformance.cases.loader import find_case_files, load_case_file, load_case_text
-from conformance.run.arguments import builtin_cases
+from conformance.run.config.arguments import builtin_cases
+from conformance.run.config.settings import Settings, parse_options
 from conformance.run.plan import CheckSpec, plan
-from conformance.run.settings import Settings, parse_options
 
 CASES = builtin_cases()
 
@@ -171,7 +171,7 @@ def test_exported_yaml_is_a_case_file_with_the_same_cases(tmp_path: Path) -> Non
 
 
 def test_the_listing_counts_edge_items_per_family() -> None:
-    from conformance.run.listing import summary
+    from conformance.commands.listing import summary
 
     items = [
         {"family": "Gamma", "framework": "torch", "check": "log_prob", "case": "edge-rate-tiny"},

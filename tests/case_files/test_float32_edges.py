@@ -12,9 +12,9 @@ import pytest
 from conformance import reference
 from conformance.cases import dtype_edges, edges
 from conformance.cases.loader import find_case_files, load_case_file
-from conformance.run.arguments import builtin_cases
+from conformance.run.config.arguments import builtin_cases
+from conformance.run.config.settings import Settings, parse_options
 from conformance.run.plan import CheckSpec, plan
-from conformance.run.settings import Settings, parse_options
 
 CASES = builtin_cases()
 F32 = np.finfo(np.float32)

@@ -55,7 +55,7 @@ def test_shape_dependent_bug_is_shrunk_to_a_minimal_case_that_reproduces() -> No
 
 
 def test_property_check_is_opt_in() -> None:
-    from conformance.run.settings import Settings
+    from conformance.run.config.settings import Settings
 
     assert "property" not in Settings().selected_checks(None)
     assert "property" in Settings(property_examples=5).selected_checks(None)

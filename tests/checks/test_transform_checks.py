@@ -163,7 +163,7 @@ def test_broadcast_variants_compare_only_the_parts_their_case_asks_for() -> None
 
 
 def test_opting_in_is_a_setting_and_a_typo_is_a_usage_problem() -> None:
-    from conformance.run.settings import Settings, parse_options
+    from conformance.run.config.settings import Settings, parse_options
 
     def settings(argv: list[str], env: dict[str, str]) -> Settings:
         return Settings.from_sources(parse_options(argv)[0], env)

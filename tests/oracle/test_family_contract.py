@@ -18,7 +18,7 @@ from conformance.expect import materialize
 from conformance.expect.gradients import DRAWS, expected_grad_for
 from conformance.expect.materialize import expected_for
 from conformance.reference.core import Family
-from conformance.run.arguments import builtin_cases
+from conformance.run.config.arguments import builtin_cases
 from tests.helpers import make_case
 
 #: What a family may define that the base class also defines.
@@ -168,8 +168,8 @@ def test_the_oracle_warns_nothing_over_the_quick_selection() -> None:
     import warnings
 
     from conformance.expect.materialize import CaseInputError
+    from conformance.run.config.settings import Settings, parse_options
     from conformance.run.plan import CheckSpec, plan
-    from conformance.run.settings import Settings, parse_options
 
     settings = Settings.from_sources(
         parse_options([f"--cases={builtin_cases()}", "--quick"])[0], {}

@@ -1445,7 +1445,7 @@ def _edge_cases() -> list[tuple[Spec, str, dict[str, float], float, list[str]]]:
     finite number, with the partials that case judges."""
     from conformance.cases import edges
     from conformance.cases.loader import find_case_files, load_case_file
-    from conformance.run.arguments import builtin_cases
+    from conformance.run.config.arguments import builtin_cases
 
     out = []
     for path in find_case_files(builtin_cases()):

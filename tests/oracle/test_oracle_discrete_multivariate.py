@@ -653,7 +653,7 @@ def _edge_cases() -> list[tuple[MpCase, list[str]]]:
     from conformance.cases import edges
     from conformance.cases.loader import find_case_files, load_case_file
     from conformance.expect.materialize import float64_inputs
-    from conformance.run.arguments import builtin_cases
+    from conformance.run.config.arguments import builtin_cases
 
     def key(name: str, parametrization: str | None) -> tuple[str, str]:
         return name, parametrization or family(name).default_parametrization

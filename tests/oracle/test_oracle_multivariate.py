@@ -1169,7 +1169,7 @@ def _edge_cases() -> list[tuple[str, str, str | None, dict, Any, list[str]]]:
     from conformance.cases import edges
     from conformance.cases.loader import find_case_files, load_case_file
     from conformance.expect.materialize import float64_inputs
-    from conformance.run.arguments import builtin_cases
+    from conformance.run.config.arguments import builtin_cases
 
     out = []
     for path in find_case_files(builtin_cases()):

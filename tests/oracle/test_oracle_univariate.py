@@ -900,7 +900,7 @@ def _edge_cases() -> list:
     """Every generated edge case (float32's too) of the case files of these families."""
     from conformance.cases import edges
     from conformance.cases.loader import find_case_files, load_case_file
-    from conformance.run.arguments import builtin_cases
+    from conformance.run.config.arguments import builtin_cases
 
     out = []
     for path in find_case_files(builtin_cases()):

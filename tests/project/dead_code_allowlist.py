@@ -15,7 +15,7 @@ from conformance.records import results
 from conformance.reference import core
 from conformance.registry import callables, coverage
 from conformance.report import details, svg, values
-from conformance.run import items, project_fixtures
+from conformance.run.session import items, project_fixtures
 
 # pytest's Item API: pytest calls these on the suite's items.
 items.CaseItem.reportinfo  # the location shown for a failing item

@@ -184,8 +184,8 @@ def test_each_role_is_a_package_and_the_top_level_is_shared_vocabulary() -> None
 def test_plan_needs_no_pytest() -> None:
     """The bench, the listing and any tool can plan items without pytest."""
     code = (
-        "import sys; from conformance.run.plan import plan; from conformance.run.settings import "
-        "Settings, parse_options; from conformance.run.arguments import builtin_cases;"
+        "import sys; from conformance.run.plan import plan; from conformance.run.config.settings import "
+        "Settings, parse_options; from conformance.run.config.arguments import builtin_cases;"
         "opts, rest = parse_options(['--family=Normal', '--framework=torch']);"
         "s = Settings.from_sources(opts, {}, [builtin_cases()]);"
         "specs = plan(s); assert specs and not rest;"

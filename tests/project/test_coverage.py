@@ -22,9 +22,9 @@ from conformance.registry.coverage import (
     render_markdown,
     shipped_classes,
 )
-from conformance.run.arguments import builtin_cases
+from conformance.run.config.arguments import builtin_cases
+from conformance.run.config.settings import Settings, parse_options
 from conformance.run.plan import CheckSpec, plan
-from conformance.run.settings import Settings, parse_options
 
 pytest.importorskip("numpyro")
 pytest.importorskip("gpytorch")

@@ -58,7 +58,7 @@ def test_every_option_and_variable_is_in_the_configuration_table() -> None:
     """Options are declared once (``settings.add_options``); each has a README row, and every
     ``CONFORMANCE_*`` variable the code reads is named in the README (the list once left out
     CONFORMANCE_KNOWN_FAILURES and CONFORMANCE_ADAPTERS)."""
-    from conformance.run.settings import add_options
+    from conformance.run.config.settings import add_options
 
     text = (REPO / "README.md").read_text()
     table = text.split("| option | variable | what it does |\n|---|---|---|\n", 1)[1]

@@ -150,7 +150,7 @@ def test_the_index_matches_exactly_what_matching_one_by_one_would(patterns, vers
 def test_names_are_checked_on_load(tmp_path: Path, field, text, fragment) -> None:
     """An entry that can never match an item is a usage error naming file, line and entry
     (once, a misspelt family or kind was accepted and the bug's items simply failed)."""
-    from conformance.run.settings import Settings, parse_options
+    from conformance.run.config.settings import Settings, parse_options
 
     body = f"known_failures:\n  - id: a\n    kind: value\n    reason: r\n  - id: b\n    {text}\n"
     body += "    reason: r\n" + ("    kind: value\n" if field != "kind" else "")

@@ -8,7 +8,7 @@ from collections import Counter
 
 from conformance.report import html as report_html
 from conformance.report.reproducers import file_names
-from conformance.run.arguments import in_pytest_spelling
+from conformance.run.config.arguments import in_pytest_spelling
 
 CASE = """\
 cases:

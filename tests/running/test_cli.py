@@ -243,7 +243,7 @@ def test_every_value_option_takes_its_value_after_a_space(tmp_path: Path) -> Non
     """``--known-failures my.yaml`` (the README's spelling) ran nothing: "no tests ran", exit
     2, because pytest took the file for a path before the plugin's options were known. Every
     option declared with a value is now joined to it, read from the declarations."""
-    from conformance.run.arguments import join_option_values, value_options
+    from conformance.run.config.arguments import join_option_values, value_options
 
     assert {"--known-failures", "--shard", "--memory-budget", "--results"} <= value_options()
     assert (
@@ -327,8 +327,8 @@ def test_a_misspelt_command_gets_a_suggestion(tmp_path: Path) -> None:
 def test_builtin_cases_run_beside_ones_own(tmp_path: Path) -> None:
     """``--cases DIR`` replaces the shipped cases; ``--builtin-cases`` adds them back, and a
     root named twice is read once (the run header once showed "cases, cases")."""
+    from conformance.run.config.settings import Settings, parse_options
     from conformance.run.plan import CheckSpec, plan
-    from conformance.run.settings import Settings, parse_options
 
     root = write(tmp_path, GOOD)
     argv = [f"--cases={root}", "--family=Normal", "--framework=torch", "--check=shapes"]
@@ -388,7 +388,7 @@ def test_a_run_that_collects_nothing_says_which_filter_removed_everything(tmp_pa
 
 def test_a_run_whose_output_is_no_terminal_says_its_progress(tmp_path: Path) -> None:
     """CI logs (no tty) showed only pytest's percentage for a 30-minute first run."""
-    from conformance.run.progress import line
+    from conformance.run.session.progress import line
 
     assert line(50, 200, 10.0) == (
         "conformance progress: 50/200 items (25%), 5.0 items/s, ETA 30 s, 10 s so far"

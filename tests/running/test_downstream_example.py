@@ -136,7 +136,7 @@ def test_the_example_pins_a_commit_of_the_suite_that_has_every_input_it_uses() -
 
 
 def test_init_writes_the_example_pinned_to_the_installed_commit(tmp_path: Path) -> None:
-    from conformance.run import scaffold
+    from conformance.commands import scaffold
 
     written = scaffold.scaffold(tmp_path, commit="a" * 40)
     assert [p.relative_to(tmp_path).as_posix() for p in written] == list(scaffold.FILES)

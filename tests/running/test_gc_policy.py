@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import gc
 
-from conformance.run import gc_policy
+from conformance.run.worker import gc_policy
 
 
 def test_tune_and_restore_round_trip() -> None:

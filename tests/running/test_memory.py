@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from conformance.adapters import all_adapters
-from conformance.run import memory
+from conformance.run.worker import memory
 
 CASES = textwrap.dedent(
     """\

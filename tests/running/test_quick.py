@@ -7,8 +7,8 @@ from functools import cache
 from pathlib import Path
 
 from conformance.cases.edges import EDGE_TAG, EXACT_TAG
+from conformance.run.config.settings import Settings, parse_options
 from conformance.run.plan import SEED_TAG, CaseErrorSpec, CheckSpec, plan
-from conformance.run.settings import Settings, parse_options
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -23,8 +23,8 @@ from conformance.cases.loader import load_case_text
 from conformance.cli import EXIT_INTERRUPTED, MAX_WORKER_RESTARTS, with_worker
 from conformance.records import results as results_module
 from conformance.records.results import load_results, write_atomic
-from conformance.run import robustness
-from conformance.run.arguments import in_pytest_spelling
+from conformance.run.config.arguments import in_pytest_spelling
+from conformance.run.worker import robustness
 from conformance.sizes import parse_size
 
 REPO = Path(__file__).resolve().parents[2]

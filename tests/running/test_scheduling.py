@@ -1,4 +1,4 @@
-"""How xdist shares case items out (conformance.run.scheduling): contiguous shares by default,
+"""How xdist shares case items out (conformance.run.session.scheduling): contiguous shares by default,
 so each worker meets fewer distinct compiled programs; a --dist the user gives is kept."""
 
 from __future__ import annotations

@@ -213,7 +213,7 @@ class RankTwoAdapter(TorchAdapter):
         return lp
 
 
-# ----- faults that would take a run down: see conformance.run.robustness --------------------------
+# ----- faults that would take a run down: see conformance.run.worker.robustness --------------------------
 #: Each fault fires only where the value holds this number, so one run mixes faulty items with
 #: healthy ones and can show that every other result is kept.
 FAULT_VALUE = 1234.5

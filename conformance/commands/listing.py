@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from conformance.cases.dtype_edges import is_float32_edge
-from conformance.run.options import ShortSpelling
+from conformance.run.config.options import ShortSpelling
 
 
 class _Collected(ShortSpelling):

@@ -18,7 +18,7 @@ import os
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from conformance.run import robustness
+from conformance.run.worker import robustness
 
 #: What a case file is called (only under a case root, or named on the command line).
 CASE_SUFFIXES = (".yaml", ".yml")
@@ -228,7 +228,7 @@ def dests() -> list[str]:
 
 def short_options(option: Any) -> argparse.Namespace:
     """pytest's ``config.option`` read back under the short dests that
-    :meth:`~conformance.run.settings.Settings.from_sources` reads (``device``, not
+    :meth:`~conformance.run.config.settings.Settings.from_sources` reads (``device``, not
     ``conformance_device``)."""
     return argparse.Namespace(
         **{dest: getattr(option, DEST_PREFIX + dest, None) for dest in dests()}

@@ -24,7 +24,7 @@ from conformance.expect.materialize import CaseInputError
 from conformance.kinds import Kind
 from conformance.records import known_failures, reproducer
 from conformance.records.results import RESULT_KEY, STATIC_KEY
-from conformance.run import project_fixtures, robustness
+from conformance.run.config.settings import Settings
 from conformance.run.plan import (
     CaseErrorSpec,
     CheckSpec,
@@ -32,8 +32,9 @@ from conformance.run.plan import (
     case_file_id,
     plan_file,
 )
-from conformance.run.settings import Settings
+from conformance.run.session import project_fixtures
 from conformance.run.subject_factory import SubjectFactory
+from conformance.run.worker import robustness
 
 SETTINGS_KEY = pytest.StashKey[Settings]()
 FACTORY_KEY = pytest.StashKey[SubjectFactory]()

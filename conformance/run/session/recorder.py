@@ -1,10 +1,6 @@
-"""The suite's pytest hooks, registered by :mod:`conformance.run.plugin` in runs that have case files.
-
-Case files are collected only from case roots — ``--cases DIR``, ``CONFORMANCE_CASES``, the ini
-value ``conformance_cases`` — or when named on the command line, so installing the suite never
-turns another project's YAML files into tests. results.json is written by the process that sees
-every report (the xdist controller), and only when case items were collected.
-"""
+"""The controller's record of a run: reports turned into records, results.json written, the
+run's verdict, the summary lines. Registered by :mod:`conformance.run.session.hooks` on the
+controller only (an xdist worker sends its reports to it)."""
 
 from __future__ import annotations
 
@@ -15,228 +11,42 @@ import platform
 import sys
 import tempfile
 import time
-from collections.abc import Generator
 from pathlib import Path
 
 import pytest
 
 from conformance import __version__
 from conformance.adapters import installed_adapter_classes, reported_packages
-from conformance.adapters.base import EXECUTABLE_STORE_ENV
 from conformance.kinds import Kind
 from conformance.records import known_failures
+from conformance.records.known_failures import Entry
 from conformance.records.results import (
     RESULT_KEY,
     SCHEMA_VERSION,
     STATIC_KEY,
     ResultsCollector,
     counts,
-    is_case_nodeid,
     write_atomic,
 )
-from conformance.report.junit import default_junitxml
 from conformance.report.publish import publish_after_run
-from conformance.run import gc_policy, memory, progress, robustness, scheduling, timing_plugin
-from conformance.run.items import (
-    FACTORY_KEY,
-    SETTINGS_KEY,
-    CaseFileCollector,
-    CaseItem,
-    ConformanceItem,
-)
-from conformance.run.options import CASE_SUFFIXES, short_options, spelling_prefix
-from conformance.run.settings import Settings, SettingsError, split_list
-from conformance.run.subject_factory import SubjectFactory
+from conformance.run.config.options import CASE_SUFFIXES
+from conformance.run.config.settings import Settings
+from conformance.run.session.items import SETTINGS_KEY
+from conformance.run.worker import robustness, timing_hooks
 from conformance.versions import version_text
 
 #: What the oracle runs on, reported after the adapters' own distributions.
 ORACLE_PACKAGES = ("numpy", "scipy")
 
 
-def _settings(config: pytest.Config) -> Settings:
-    try:
-        return Settings.from_sources(
-            short_options(config.option),
-            os.environ,
-            [Path(p) for p in config.getini("conformance_cases")],
-            prefix=spelling_prefix(config.pluginmanager.get_plugins()),
-        )
-    except SettingsError as exc:
-        raise pytest.UsageError(str(exc)) from None
-
-
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """``--shard K/N``: keep every N-th case item starting at the K-th, deterministically."""
-    settings: Settings = config.stash[SETTINGS_KEY]
-    if settings.shard is None:
-        return
-    k, n = settings.shard
-    keep: list[pytest.Item] = []
-    drop: list[pytest.Item] = []
-    position = 0
-    for item in items:
-        if not is_case_nodeid(item.nodeid):
-            keep.append(item)
-            continue
-        (keep if position % n == k - 1 else drop).append(item)
-        position += 1
-    if drop:
-        config.hook.pytest_deselected(items=drop)
-        items[:] = keep
-
-
-def pytest_collection_finish(session: pytest.Session) -> None:
-    """In every process that runs case items (xdist workers too): see :mod:`gc_policy`."""
-    if any(is_case_nodeid(item.nodeid) for item in session.items):
-        gc_policy.tune()
-
-
-def pytest_sessionfinish(session: pytest.Session) -> None:
-    # An xdist worker's process ends with its session (see gc_policy).
-    gc_policy.restore(exiting=hasattr(session.config, "workerinput"))
-
-
-def pytest_configure(config: pytest.Config) -> None:
-    settings = _settings(config)
-    problems = settings.problems()
-    if problems:
-        raise pytest.UsageError("; ".join(problems))
-    config.stash[SETTINGS_KEY] = settings
-    if getattr(config.option, "conformance_no_executable_store", None):
-        os.environ[EXECUTABLE_STORE_ENV] = "off"  # xdist workers inherit it
-    config.stash[FACTORY_KEY] = SubjectFactory(
-        settings.device, settings.property_examples, settings.sample_seed
-    )
-    config.pluginmanager.register(timing_plugin.TimingPlugin(config), "conformance-timing")
-    if not hasattr(config, "workerinput"):
-        config.pluginmanager.register(Recorder(config), "conformance-recorder")
-        robustness.terminate_as_interrupt()
-        progress.register(config)
-    explicit = [Path(p).resolve() for p in split_list(config.option.conformance_cases)]
-    if explicit:
-        # `--cases DIR` alone should run DIR, not the default testpaths.
-        # A root some argument already selects from (a file or node id in it) is not added:
-        # that would run the whole root besides the selection.
-        given = config.args if config.args_source == pytest.Config.ArgsSource.ARGS else []
-        inside = [Path(a.split("::")[0]).resolve() for a in given if not a.startswith("-")]
-        config.args = [
-            *given,
-            *(str(p) for p in explicit if not any(g == p or p in g.parents for g in inside)),
-        ]
-    # A collect-only run executes nothing: it must leave the last run's junit.xml as it is
-    # (as it does results.json and the report).
-    collect_only = getattr(config.option, "collectonly", False)
-    if (
-        not hasattr(config, "workerinput")
-        and hasattr(config.option, "xmlpath")
-        and not collect_only
-    ):
-        junit = default_junitxml(
-            given=config.option.xmlpath,
-            results_path=settings.results_path,
-            args=config.args,
-            roots=settings.case_roots,
-            cwd=config.invocation_params.dir,
-        )
-        if junit is not None:
-            config.option.xmlpath = str(junit)  # read by pytest's junitxml plugin after us
-
-
-def _is_case_file(file_path: Path, config: pytest.Config) -> bool:
-    if file_path.suffix not in CASE_SUFFIXES:
-        return False
-    settings: Settings = config.stash[SETTINGS_KEY]
-    resolved = file_path.resolve()
-    for root in settings.case_roots:
-        if resolved == root or root in resolved.parents:
-            return True
-    return any(Path(a.split("::")[0]).resolve() == resolved for a in config.args)
-
-
-def pytest_collect_file(file_path: Path, parent: pytest.Collector):
-    if _is_case_file(file_path, parent.config):
-        return CaseFileCollector.for_file(parent, file_path)
-    return None
-
-
-@pytest.hookimpl(optionalhook=True, tryfirst=True)
-def pytest_timeout_set_timer(item: pytest.Item, settings) -> bool | None:
-    """pytest-timeout's timer, our way for case items (see :mod:`conformance.run.robustness`);
-    other tests keep pytest-timeout's own."""
-    if not isinstance(item, ConformanceItem):
-        return None
-    robustness.set_item_timer(item, settings.timeout, hard=hasattr(item.config, "workerinput"))
-    return True
-
-
-@pytest.hookimpl(optionalhook=True)
-def pytest_xdist_make_scheduler(config: pytest.Config, log) -> object | None:
-    """Contiguous shares instead of xdist's one-at-a-time ``load`` (see :mod:`scheduling`)."""
-    return scheduling.make_scheduler(config, log)
-
-
-_MEMORY_GUARD = pytest.StashKey[memory.MemoryGuard]()
-
-
-@pytest.hookimpl(wrapper=True)
-def pytest_runtest_makereport(
-    item: pytest.Item, call: pytest.CallInfo
-) -> Generator[None, pytest.TestReport, pytest.TestReport]:
-    """Each of an item's record fields travels once: the static ones with its setup report,
-    the result with its call report. pytest copies an item's properties into all three
-    reports, and an xdist worker sends each to the controller (about 2 KB of JSON a report:
-    25 s of a warm full run's worker time went into sending them)."""
-    report = yield
-    if call.when != "setup" and isinstance(item, CaseItem):
-        dropped = (STATIC_KEY,) if call.when == "call" else (STATIC_KEY, RESULT_KEY)
-        report.user_properties = [(k, v) for k, v in report.user_properties if k not in dropped]
-    return report
-
-
-def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> None:
-    """After each case item: release compiled code if the process outgrew its budget. The
-    hard-timeout watchdog stays armed only from one case item to the next."""
-    if not isinstance(nextitem, ConformanceItem):
-        robustness.release_watchdog()
-    if isinstance(item, ConformanceItem):
-        stash = item.config.stash
-        if _MEMORY_GUARD not in stash:
-            stash[_MEMORY_GUARD] = memory.MemoryGuard(stash[SETTINGS_KEY].memory_budget)
-        stash[_MEMORY_GUARD].after_item(item.adapter)
-
-
-def pytest_sessionstart(session: pytest.Session) -> None:
-    config = session.config
-    if hasattr(config, "workerinput"):
-        settings: Settings = config.stash[SETTINGS_KEY]
-        robustness.start_worker(config.workerinput, settings.worker_memory)
-
-
-def pytest_unconfigure(config: pytest.Config) -> None:
-    if hasattr(config, "workerinput"):
-        robustness.stop_worker()
-
-
-def _versions() -> dict[str, str]:
+def reported_versions() -> dict[str, str]:
     """Each adapter's reported distributions (frameworks and what they run on), then the
     oracle's."""
     return {name: version_text(name) for name in (*reported_packages(), *ORACLE_PACKAGES)}
 
 
-def _env() -> dict[str, str]:
+def conformance_env() -> dict[str, str]:
     return {k: v for k, v in sorted(os.environ.items()) if k.startswith("CONFORMANCE_")}
-
-
-def pytest_report_header(config: pytest.Config) -> list[str]:
-    settings: Settings = config.stash[SETTINGS_KEY]
-    versions = ", ".join(f"{k} {v}" for k, v in _versions().items())
-    env = ", ".join(f"{k}={v}" for k, v in _env().items()) or "(none set)"
-    roots = ", ".join(str(r) for r in settings.case_roots) or "(none)"
-    return [
-        f"conformance {__version__}: {versions}",
-        f"conformance device: {settings.device}; case roots: {roots}",
-        f"conformance env: {env}",
-    ]
 
 
 def run_verdict(
@@ -273,6 +83,12 @@ class Recorder:
         self.dump_dir: str | None = None
         #: Crashed items put back in the queue, and how often (``--crash-retries``).
         self.crash_runs: dict[str, int] = {}
+        #: Known failures that matched no item, and those whose version gate left them out.
+        self.stale: list[Entry] = []
+        self.inactive: list[Entry] = []
+        #: The run's own verdict where pytest's exit status would mislead (see run_verdict).
+        self.verdict: tuple[int, str] | None = None
+        self.verdict_line = ""
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         self.collector.set_collected([i.nodeid for i in session.items], session.items)
@@ -375,8 +191,8 @@ class Recorder:
         self.report_lines = publish_after_run(settings.results_path)  # never raises
 
     def _why_nothing(self, settings: Settings) -> tuple[int, str]:
-        """See :mod:`conformance.run.empty`; pytest's own filters named as given."""
-        from conformance.run.empty import why_nothing
+        """See :mod:`conformance.run.session.empty`; pytest's own filters named as given."""
+        from conformance.run.session.empty import why_nothing
 
         option = self.config.option
         filters = [
@@ -416,16 +232,13 @@ class Recorder:
             or named
         )
 
-    verdict: tuple[int, str] | None = None
-    verdict_line = ""
-
     def run_info(self, exitstatus: int, records: list[dict]) -> dict:
         settings: Settings = self.config.stash[SETTINGS_KEY]
         numprocesses = getattr(self.config.option, "numprocesses", None)
         return {
             "schema_version": SCHEMA_VERSION,
             "conformance_version": __version__,
-            "frameworks": _versions(),
+            "frameworks": reported_versions(),
             "python": sys.version.split()[0],
             "platform": platform.platform(),
             "machine": platform.machine(),
@@ -437,25 +250,23 @@ class Recorder:
             "command": " ".join(sys.argv),
             "args": list(self.config.invocation_params.args),
             "workers": numprocesses or 0,
-            "env": _env(),
+            "env": conformance_env(),
             "case_roots": [str(r) for r in settings.case_roots],
             "interrupted": exitstatus == pytest.ExitCode.INTERRUPTED,
             "exitstatus": int(exitstatus),
             "collected": len(self.collector.collected or []),
             "counts": counts(records),
-            "timing": timing_plugin.summary(self.config),
+            "timing": timing_hooks.summary(self.config),
             "known_failure_files": [str(p) for p in settings.all_known_failure_files],
-            "stale_known_failures": [
-                {"id": e.id, "source": e.source} for e in getattr(self, "stale", [])
-            ],
-            "inactive_known_failures": [e.id for e in getattr(self, "inactive", [])],
+            "stale_known_failures": [{"id": e.id, "source": e.source} for e in self.stale],
+            "inactive_known_failures": [e.id for e in self.inactive],
             "shard": list(settings.shard) if settings.shard else None,
         }
 
     def pytest_terminal_summary(self, terminalreporter, exitstatus: int) -> None:
         if self.verdict_line:
             terminalreporter.write_line(self.verdict_line, yellow=True)
-        for entry in getattr(self, "stale", []):
+        for entry in self.stale:
             terminalreporter.write_line(
                 f"warning: known failure {entry.id!r} ({entry.source}) matched no item: "
                 "remove it or fix its patterns",

@@ -13,8 +13,8 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from conformance.cases.loader import find_case_files
+from conformance.run.config.settings import Settings
 from conformance.run.plan import CheckSpec, ItemSpec, plan
-from conformance.run.settings import Settings
 
 #: A filter: the option that sets it, the settings without it, and what an item has there.
 Lift = tuple[str, Callable[[Settings], Settings], Callable[[ItemSpec], str | None]]

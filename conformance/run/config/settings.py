@@ -22,9 +22,9 @@ from conformance.checks import CHECKS, OPT_IN
 from conformance.dtypes import FLOAT_DTYPES
 from conformance.names import unknown_name, unmatched_pattern
 from conformance.operations import Operation
-from conformance.run import memory, robustness
-from conformance.run.arguments import builtin_cases
-from conformance.run.options import DEFAULT_RESULTS, add_options, env_list, split_list
+from conformance.run.config.arguments import builtin_cases
+from conformance.run.config.options import DEFAULT_RESULTS, add_options, env_list, split_list
+from conformance.run.worker import memory, robustness
 from conformance.sizes import parse_size
 
 if TYPE_CHECKING:
@@ -65,12 +65,12 @@ class Settings:
     quick: bool = False
     #: Opt-in operations to run where an adapter offers them only on request (names).
     opt_in: list[str] = field(default_factory=list)
-    #: Robustness (see :mod:`conformance.run.robustness`): seconds per case item (None: none),
+    #: Robustness (see :mod:`conformance.run.worker.robustness`): seconds per case item (None: none),
     #: each xdist worker's RLIMIT_DATA in bytes (None: none), the element cap of a case array.
     item_timeout: float | None = None
     worker_memory: int | None = None
     #: Resident-set size above which a process drops compiled-code caches between items
-    #: (None: never; see :mod:`conformance.run.memory`).
+    #: (None: never; see :mod:`conformance.run.worker.memory`).
     memory_budget: int | None = None
     max_elements: int | None = None
     #: Times an item that crashed its worker is run again on a fresh one (xdist only).
@@ -92,7 +92,7 @@ class Settings:
         prefix: str = "--",
     ) -> Settings:
         """The settings of a run: command-line options (``opt``, under the short dests
-        :func:`~conformance.run.options.add_options` declares), then ``CONFORMANCE_*``
+        :func:`~conformance.run.config.options.add_options` declares), then ``CONFORMANCE_*``
         variables in ``env``, then ini values. ``prefix`` is how the user spells the options
         (``--`` for ``conformance run``, ``--conformance-`` under plain pytest), for messages.
 

@@ -9,12 +9,12 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from conformance.run.options import PREFIX, add_options
+from conformance.run.config.options import PREFIX, add_options
 
 
 def builtin_cases() -> Path:
     """The shipped cases: ``cases/`` beside the package in a checkout, or inside the wheel."""
-    package = Path(__file__).resolve().parents[1]
+    package = Path(__file__).resolve().parents[2]
     for candidate in (package.parent / "cases", package / "builtin_cases"):
         if candidate.is_dir():
             return candidate
