@@ -15,8 +15,8 @@ from conformance import reference
 from conformance.cases.edges import EDGE_TAG
 from conformance.check_names import CheckName
 from conformance.expect.materialize import float64_inputs
+from conformance.run.config.settings import Settings, parse_options
 from conformance.run.plan import CheckSpec, plan
-from conformance.run.settings import Settings, parse_options
 
 REPO = Path(__file__).resolve().parents[2]
 FILES = ("normal.yaml", "lkj_cholesky.yaml", "horseshoe_prior.yaml", "geometric.yaml")
