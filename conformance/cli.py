@@ -230,7 +230,7 @@ def export_schema(out: Path | None) -> int:
 
 
 def export_conventions(out: Path | None) -> int:
-    from conformance.records.conventions import render
+    from conformance.registry.conventions_page import render
 
     return _emit(render(), out)
 
@@ -241,7 +241,7 @@ def export_edges(paths: list[Path], families: list[str], out: Path | None) -> in
     from fnmatch import fnmatch
 
     from conformance import reference
-    from conformance.cases.edges import edge_yaml
+    from conformance.cases.derived.edges import edge_yaml
     from conformance.cases.loader import find_case_files, load_case_file
     from conformance.names import unmatched_pattern
     from conformance.run.plan import case_file_id
@@ -312,7 +312,7 @@ def export_coverage(fmt: str, out: Path | None) -> int:
 
 def export_triage(results: Path, out: Path | None) -> int:
     """``conformance triage``: known-failure entries drafted from a run's failing records."""
-    from conformance.records.triage import draft_entries, render
+    from conformance.known_failures.triage import draft_entries, render
 
     try:
         records = json.loads(results.read_text(encoding="utf-8"))["records"]

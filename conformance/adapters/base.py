@@ -28,8 +28,8 @@ from conformance.contexts import (
     Mode,
 )
 from conformance.operations import DrawMode, Operation
-from conformance.records.dialects import Dialect
 from conformance.registry import Binding, Bindings, bindings_for, find_binding
+from conformance.reproducers.dialects import Dialect
 from conformance.versions import version_text
 
 
@@ -232,7 +232,7 @@ class Adapter(ABC):
     # ----- reproducers -------------------------------------------------------------------------
     def reproducer(self) -> Dialect | None:
         """How reproducer scripts write exactly what this adapter does (one object, see
-        :mod:`conformance.records.dialects`); None: its failures carry no reproducer."""
+        :mod:`conformance.reproducers.dialects`); None: its failures carry no reproducer."""
         return None
 
     # ----- operations ----------------------------------------------------------------------------

@@ -18,7 +18,7 @@ from conformance.operations import Operation
 
 if TYPE_CHECKING:
     from conformance.adapters import Adapter
-    from conformance.records.script import Script
+    from conformance.reproducers.script import Script
 
 
 @dataclass
@@ -43,7 +43,7 @@ def _no_constants(script: Script) -> list[str]:
 
 @dataclass(frozen=True)
 class Reproducer:
-    """A check's part of its failure's reproducer script (:mod:`conformance.records.reproducer`
+    """A check's part of its failure's reproducer script (:mod:`conformance.reproducers.render`
     writes the rest, the same for every check)."""
 
     #: Whose inputs and expected numbers the script embeds.

@@ -33,7 +33,7 @@ from conformance.contexts import (
 )
 from conformance.kinds import Kind
 from conformance.operations import Operation
-from conformance.records.script import Script, array_literal
+from conformance.reproducers.script import Script, array_literal
 
 if TYPE_CHECKING:
     from conformance.expect.expectations import GradExpectation

@@ -21,11 +21,11 @@ from conformance.checks.subject import Subject
 from conformance.compare import compare_arrays, project
 from conformance.kinds import Kind
 from conformance.operations import GRADIENTS, Operation
-from conformance.records.script import array_literal
+from conformance.reproducers.script import array_literal
 
 if TYPE_CHECKING:
     from conformance.expect.expectations import GradExpectation
-    from conformance.records.script import Script
+    from conformance.reproducers.script import Script
 
 _STRUCTURE_WORDS = {
     "symmetric": "symmetric part",

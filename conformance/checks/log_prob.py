@@ -18,7 +18,7 @@ from conformance.compare import compare_arrays, tolerance
 from conformance.kinds import Kind
 
 if TYPE_CHECKING:
-    from conformance.records.script import Script
+    from conformance.reproducers.script import Script
 
 
 class LogProbCheck(Check):

@@ -12,7 +12,7 @@ from conformance.checks.subject import FrameworkError, Subject
 from conformance.kinds import Kind
 
 if TYPE_CHECKING:
-    from conformance.records.script import Script
+    from conformance.reproducers.script import Script
 
 
 class ShapesCheck(Check):

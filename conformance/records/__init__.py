@@ -1,1 +1,1 @@
-"""Records: results.json, known failures, reproducers and the dialects they are written in, conventions."""
+"""Records: results.json, one record per collected item, and how a run's reports become them."""

@@ -24,14 +24,14 @@ import numpy as np
 from conformance import reference
 from conformance.adapters import Adapter
 from conformance.cases.context_design import CaseShape, design, pinned_context
-from conformance.cases.edges import EDGE_TAG, EXACT_TAG, edge_file
+from conformance.cases.derived.edges import EDGE_TAG, EXACT_TAG, edge_file
+from conformance.cases.derived.variants import VARIANT_CHECKS, derive_variants
 from conformance.cases.loader import Case, CaseError, find_case_files, load_case_file
-from conformance.cases.variants import VARIANT_CHECKS, derive_variants
 from conformance.check_names import CheckName
 from conformance.checks import CHECKS, Check
 from conformance.contexts import FLOAT32_MODES, CallingContext
 from conformance.expect.materialize import CaseInputError, float64_inputs
-from conformance.records.known_failures import Entry
+from conformance.known_failures.entries import Entry
 from conformance.registry import Binding
 from conformance.run.config.arguments import builtin_cases
 from conformance.run.config.settings import Settings

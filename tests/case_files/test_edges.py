@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from conformance import reference
-from conformance.cases import array_edges, edges
+from conformance.cases.derived import array_edges, edges
 from conformance.cases.loader import find_case_files, load_case_file, load_case_text
 from conformance.run.config.arguments import builtin_cases
 from conformance.run.config.settings import Settings, parse_options

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from conformance import reference
-from conformance.cases.edges import anchor_inputs
+from conformance.cases.derived.edges import anchor_inputs
 from conformance.cases.loader import Case, find_case_files, load_case_file
 from conformance.expect import materialize
 from conformance.expect.gradients import DRAWS, expected_grad_for

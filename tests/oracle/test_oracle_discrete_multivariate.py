@@ -646,11 +646,11 @@ def test_elementwise_grad_matches_mpmath_diff(case: MpCase) -> None:
         assert np.max(err) <= GRAD_RTOL, f"∂/∂{name}: {got} vs mpmath {expected}"
 
 
-# ----- the generated edge cases (conformance.cases.edges) -------------------------------------
+# ----- the generated edge cases (conformance.cases.derived.edges) -------------------------------------
 def _edge_cases() -> list[tuple[MpCase, list[str]]]:
     """Every generated edge case (float32's too) of a family with an mpmath density here, as an
     :class:`MpCase` of its own, with the inputs whose partial derivative the case judges."""
-    from conformance.cases import edges
+    from conformance.cases.derived import edges
     from conformance.cases.loader import find_case_files, load_case_file
     from conformance.expect.materialize import float64_inputs
     from conformance.run.config.arguments import builtin_cases

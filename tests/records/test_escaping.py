@@ -19,7 +19,7 @@ from fake_adapters import HOSTILE_MESSAGE
 from helpers import make_case, replaced, subject_for
 
 from conformance.checks import CHECKS
-from conformance.records import reproducer
+from conformance.reproducers import render as reproducer
 
 HOSTILE_ID = "</script><img src=x onerror=alert(2)>"
 CASES = f"""\

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conformance.records import known_failures as kf
+from conformance.known_failures import entries as kf
 
 STATIC = {
     "case": "cov-value-batch-larger+pad1",

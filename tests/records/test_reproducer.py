@@ -13,7 +13,7 @@ import pytest
 from helpers import make_case, replaced, subject_for
 
 from conformance.checks import CHECKS
-from conformance.records import reproducer
+from conformance.reproducers import render as reproducer
 
 NUMPYRO_BUG = """
 - id: value-batch-larger

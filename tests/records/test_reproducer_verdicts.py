@@ -20,7 +20,7 @@ from test_reproducer import run_script
 from conformance.adapters import all_adapters
 from conformance.checks import CHECKS
 from conformance.operations import GRADIENTS
-from conformance.records import reproducer
+from conformance.reproducers import render as reproducer
 
 ITERATIVE = """
 - id: iterative

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import yaml
 
-from conformance.records import known_failures
-from conformance.records.triage import DRAFT_REASON, draft_entries
+from conformance.known_failures import entries as known_failures
+from conformance.known_failures.triage import DRAFT_REASON, draft_entries
 
 
 def record(case: str, check: str, dtype: str, kind: str, message: str, outcome="failed") -> dict:

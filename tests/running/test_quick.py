@@ -6,7 +6,7 @@ from __future__ import annotations
 from functools import cache
 from pathlib import Path
 
-from conformance.cases.edges import EDGE_TAG, EXACT_TAG
+from conformance.cases.derived.edges import EDGE_TAG, EXACT_TAG
 from conformance.run.config.settings import Settings, parse_options
 from conformance.run.plan import SEED_TAG, CaseErrorSpec, CheckSpec, plan
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from conformance import reference
-from conformance.cases.edges import EDGE_TAG
+from conformance.cases.derived.edges import EDGE_TAG
 from conformance.check_names import CheckName
 from conformance.expect.materialize import float64_inputs
 from conformance.run.config.settings import Settings, parse_options

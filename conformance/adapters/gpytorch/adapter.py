@@ -25,8 +25,8 @@ from conformance.adapters.torch.adapter import TorchAdapter
 from conformance.adapters.torch.contexts import TORCH_AXIS
 from conformance.contexts import Call, ContextAxis, InputKind
 from conformance.operations import Operation
-from conformance.records.dialects import Dialect
 from conformance.registry import Binding
+from conformance.reproducers.dialects import Dialect
 
 
 class GpytorchAdapter(TorchAdapter):

@@ -25,8 +25,8 @@ from conformance.adapters.numpyro.compiled import CompiledFunctions, Deferred, s
 from conformance.adapters.numpyro.contexts import NumpyroContexts
 from conformance.adapters.numpyro.dialect import JaxDialect
 from conformance.operations import Operation
-from conformance.records.dialects import Dialect
 from conformance.registry import Binding
+from conformance.reproducers.dialects import Dialect
 
 
 def x64(enabled: bool) -> contextlib.AbstractContextManager:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from conformance.records.dialects import Dialect
+from conformance.reproducers.dialects import Dialect
 
 
 class JaxDialect(Dialect):

@@ -12,7 +12,7 @@ from conformance.adapters.base import Adapter, split_mapped
 from conformance.adapters.torch.contexts import TorchContexts
 from conformance.adapters.torch.dialect import TorchDialect
 from conformance.operations import DrawMode, Operation
-from conformance.records.dialects import Dialect
+from conformance.reproducers.dialects import Dialect
 
 
 class TorchAdapter(TorchContexts, Adapter):

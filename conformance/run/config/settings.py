@@ -28,7 +28,7 @@ from conformance.run.worker import memory, robustness
 from conformance.sizes import parse_size
 
 if TYPE_CHECKING:
-    from conformance.records.known_failures import Index
+    from conformance.known_failures.entries import Index
 
 
 def parse_options(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
@@ -53,7 +53,7 @@ class Settings:
     adapter_specs: tuple[str, ...] = ()
     results_path: Path | None = Path(DEFAULT_RESULTS)
     variants: bool = True
-    #: ``--edges``: see :mod:`conformance.cases.edges` (on by default).
+    #: ``--edges``: see :mod:`conformance.cases.derived.edges` (on by default).
     edges: bool = True
     property_examples: int = 0
     sample_seed: int = 0
@@ -143,7 +143,7 @@ class Settings:
     @property
     def all_known_failure_files(self) -> list[Path]:
         """The suite's own known-failure files (unless switched off), then the user's."""
-        from conformance.records import known_failures
+        from conformance.known_failures import entries as known_failures
 
         builtin = known_failures.builtin_files() if self.builtin_known_failures else []
         return builtin + list(self.known_failure_files)
@@ -152,7 +152,7 @@ class Settings:
     def known_failures(self) -> list:
         """Every entry of the run's known-failure files, its names checked against the
         families, adapters, checks and dtypes this run knows."""
-        from conformance.records import known_failures
+        from conformance.known_failures import entries as known_failures
 
         vocabulary = known_failures.Vocabulary(
             families=frozenset(reference.family_names()),
@@ -165,7 +165,7 @@ class Settings:
     @cached_property
     def known_failure_index(self) -> Index:
         """The entries that apply here, indexed for matching every collected item."""
-        from conformance.records import known_failures
+        from conformance.known_failures import entries as known_failures
 
         return known_failures.Index(self.known_failures)
 

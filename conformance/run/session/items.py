@@ -22,8 +22,9 @@ from conformance.checks.base import shown
 from conformance.checks.subject import FrameworkError, Subject
 from conformance.expect.materialize import CaseInputError
 from conformance.kinds import Kind
-from conformance.records import known_failures, reproducer
+from conformance.known_failures import entries as known_failures
 from conformance.records.results import RESULT_KEY, STATIC_KEY
+from conformance.reproducers import render as reproducer
 from conformance.run.config.settings import Settings
 from conformance.run.plan import (
     CaseErrorSpec,

@@ -18,8 +18,8 @@ import pytest
 from conformance import __version__
 from conformance.adapters import installed_adapter_classes, reported_packages
 from conformance.kinds import Kind
-from conformance.records import known_failures
-from conformance.records.known_failures import Entry
+from conformance.known_failures import entries as known_failures
+from conformance.known_failures.entries import Entry
 from conformance.records.results import (
     RESULT_KEY,
     SCHEMA_VERSION,

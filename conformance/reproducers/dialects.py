@@ -5,7 +5,7 @@ a subclass of :class:`Dialect` in the adapter's own package)
 that renders exactly what the adapter does — how arrays are made and read back, how each
 argument is built (GPyTorch's covariance operators), the settings ``log_prob`` runs under (a
 numerical path, the seed of its probes), whether construction and ``log_prob`` are compiled and
-how a gradient is taken. :mod:`conformance.records.reproducer` writes everything else (the subject's
+how a gradient is taken. :mod:`conformance.reproducers.render` writes everything else (the subject's
 expected arrays, tolerances and comparison), the same for every framework.
 
 A dialect writes source only: it imports no framework.

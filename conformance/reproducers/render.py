@@ -5,7 +5,7 @@ A failing item carries a script that rebuilds exactly the inputs the framework r
 operation and prints expected vs actual. It ends with ``MISMATCH`` and exit status 1 when the
 failure reproduces — which is what an upstream bug report needs.
 
-Framework code comes from the adapter's *dialect* (:mod:`conformance.records.dialects`: how to import,
+Framework code comes from the adapter's *dialect* (:mod:`conformance.reproducers.dialects`: how to import,
 make arrays, build each argument, call under which settings, take a gradient, read back), one
 object per adapter (``Adapter.reproducer()``). Each check writes its own part, the body that
 evaluates and compares and its own expected numbers (:meth:`conformance.checks.base.Check.reproducer`,
@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from conformance import __version__
 from conformance.compare import err_over_tol, tolerance
-from conformance.records.script import Script, array_literal
+from conformance.reproducers.script import Script, array_literal
 
 if TYPE_CHECKING:
     from conformance.checks.base import Check

@@ -1,6 +1,6 @@
 """What a check writes into a reproducer script, and what it writes it with.
 
-:mod:`conformance.records.reproducer` writes the script around a check's part, the same for
+:mod:`conformance.reproducers.render` writes the script around a check's part, the same for
 every check; each check writes its own part (:meth:`conformance.checks.base.Check.reproducer`)
 with :class:`Script` (how the framework is spelt and the distribution built) and
 :func:`array_literal` (its own expected numbers, bit for bit). So adding a check adds its
@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 if TYPE_CHECKING:
-    from conformance.records.dialects import Dialect
+    from conformance.reproducers.dialects import Dialect
 
 #: Arrays above this many elements are embedded as base64 .npy instead of literal lists.
 LITERAL_LIMIT = 2048
