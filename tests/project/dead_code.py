@@ -18,7 +18,7 @@ from pathlib import Path
 from vulture import config, core
 
 ROOT = Path(__file__).resolve().parents[2]
-FAMILIES = ROOT / "reference" / "families"
+FAMILIES = ROOT / "conformance" / "reference" / "families"
 
 
 def _is_family_instance(item: core.Item) -> bool:

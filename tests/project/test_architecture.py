@@ -16,10 +16,10 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-# The oracle's source is the top-level reference/ directory; the package imports it as
-# conformance.reference, through the link conformance/reference (the wheel holds it there).
+# The oracle is the package's conformance/reference/ (reference/ at the repository's top is a
+# link to it, for the layout the README shows): one source tree, walked as the package's.
 ORACLE = "conformance.reference"
-SOURCES = {"conformance": ROOT / "conformance", ORACLE: ROOT / "reference"}
+SOURCES = {"conformance": ROOT / "conformance"}
 #: The top-level modules every role may import: they import only each other.
 VOCABULARY = {
     "check_names",
@@ -41,12 +41,10 @@ def _module_name(package: str, root: Path, path: Path) -> str:
 
 
 def _modules() -> dict[str, Path]:
-    link = ROOT / "conformance" / "reference"
     return {
         _module_name(package, root, p): p
         for package, root in SOURCES.items()
         for p in sorted(root.rglob("*.py"))
-        if not p.is_relative_to(link)
     }
 
 
@@ -120,9 +118,9 @@ def test_reference_imports_no_framework_and_nothing_of_the_suite() -> None:
 def test_the_oracle_has_one_import_name() -> None:
     """Nothing imports the top-level ``reference``: a second name would load a second oracle
     (its own FAMILIES, its own Family class), and the wheel ships only ``conformance``."""
-    assert (ROOT / "conformance" / "reference").resolve() == SOURCES[ORACLE]
+    assert (ROOT / "reference").resolve() == ROOT / "conformance" / "reference"
     offenders = []
-    for path in [*SOURCES[ORACLE].parent.joinpath("tests").rglob("*.py"), *_modules().values()]:
+    for path in [*ROOT.joinpath("tests").rglob("*.py"), *_modules().values()]:
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             names = []
             if isinstance(node, ast.Import):
@@ -245,8 +243,7 @@ def test_only_adapters_name_a_framework() -> None:
     offenders = [
         mention
         for path in sorted((ROOT / "conformance").rglob("*.py"))
-        if not path.is_relative_to(ROOT / "conformance" / "reference")
-        and not any(path.is_relative_to(a) for a in allowed)
+        if not any(path.is_relative_to(a) for a in allowed)
         for mention in _framework_mentions(path)
     ]
     assert not offenders, "\n".join(offenders)

@@ -105,7 +105,7 @@ def _copy(tmp_path: Path) -> Path:
     for name in COPIED:
         src = REPO / name
         if src.is_dir():
-            # symlinks=True: conformance/reference stays a link to reference/, as in the repository
+            # symlinks=True: reference/ stays a link to conformance/reference, as in the repository
             shutil.copytree(
                 src, root / name, symlinks=True, ignore=shutil.ignore_patterns("__pycache__")
             )
