@@ -104,8 +104,10 @@ def _copy(tmp_path: Path) -> Path:
     root = tmp_path / "repo"
     for name in COPIED:
         src = REPO / name
-        if src.is_dir():
-            # symlinks=True: reference/ stays a link to conformance/reference, as in the repository
+        if src.is_symlink():  # reference/: a link to conformance/reference, as in the repository
+            root.mkdir(exist_ok=True)
+            (root / name).symlink_to(src.readlink(), target_is_directory=src.is_dir())
+        elif src.is_dir():
             shutil.copytree(
                 src, root / name, symlinks=True, ignore=shutil.ignore_patterns("__pycache__")
             )
