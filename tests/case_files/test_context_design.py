@@ -9,11 +9,11 @@ from itertools import product
 from pathlib import Path
 
 import pytest
-from conformance.run.settings import Settings, parse_options
 
 from conformance.cases.context_design import pinned_context
 from conformance.cases.loader import load_case_text
 from conformance.contexts import FLOAT32_MODES, SEPARATOR, CallingContext
+from conformance.run.config.settings import Settings, parse_options
 from conformance.run.plan import CheckSpec, plan, plan_file
 
 REPO = Path(__file__).resolve().parents[2]
