@@ -92,7 +92,10 @@ class GpytorchAdapter(TorchAdapter):
         if op == "BlockDiagLinearOperator":
             return ops.block_diagonal_operator, (block_size(matrix()),)
         if op == "KroneckerProductLinearOperator":
-            return ops.kronecker_operator, (kronecker_factors(matrix())[1].shape[-1],)
+            factors = kronecker_factors(matrix())
+            if factors is None:  # unsupported_inputs keeps such covariances from this adapter
+                raise ValueError("the covariance is no Kronecker product")
+            return ops.kronecker_operator, (factors[1].shape[-1],)
         return ops.named_operator, (op,)
 
     def wrap_covariance(self, array: Any) -> Any:

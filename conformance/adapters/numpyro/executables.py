@@ -73,6 +73,8 @@ def _sources(scope: live_code.CodeScope, packages: tuple[str, ...]) -> str:
         digest.update(f"{package}={version_text(package)};".encode())
     for name in packages:
         module = sys.modules.get(name) or importlib.import_module(name)
+        if module.__file__ is None:  # a namespace package: no files of its own
+            continue
         root = Path(module.__file__).resolve().parent
         for folder, subfolders, files in os.walk(root):
             subfolders.sort()

@@ -20,11 +20,11 @@ class TorchAdapter(TorchContexts, Adapter):
     package = "torch"
     module = "torch"
     registry_name = "torch"
-    family_module = "torch.distributions"
-    distribution_modules = ("torch.distributions",)
-    distribution_bases = ("torch.distributions.Distribution",)
-    reported_packages = ("torch",)
-    imported_modules = ("torch",)
+    family_module: ClassVar[str | None] = "torch.distributions"
+    distribution_modules: ClassVar[tuple[str, ...]] = ("torch.distributions",)
+    distribution_bases: ClassVar[tuple[str, ...]] = ("torch.distributions.Distribution",)
+    reported_packages: ClassVar[tuple[str, ...]] = ("torch",)
+    imported_modules: ClassVar[tuple[str, ...]] = ("torch",)
 
     def reproducer(self) -> Dialect | None:
         return TorchDialect()
