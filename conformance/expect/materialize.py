@@ -91,9 +91,16 @@ def float64_inputs(case: Case) -> tuple[dict[str, np.ndarray], np.ndarray]:
     family = reference.get_family(case.family)
     if case.derive is not None and case.base is not None:
         base_params, base_value = float64_inputs(case.base)
-        params, value = case.derive(dict(base_params), base_value)
+        params, value = case.derive(dict(base_params), base_value, True)
         params = {k: np.array(v, dtype=np.float64) for k, v in params.items()}
         value = np.array(value, dtype=np.float64)
+        # The plan took the variant's shapes from a stand-in of its fresh value's shape.
+        got = tuple(family.log_prob_shape(params, value, case.parametrization))
+        if got != tuple(case.log_prob_shape):
+            raise CaseInputError(
+                f"variant {case.variant}: its drawn value gives log_prob shape {got}, "
+                f"the plan expected {tuple(case.log_prob_shape)}"
+            )
         for array in (*params.values(), value):
             array.setflags(write=False)
         return params, value
@@ -112,6 +119,15 @@ def float64_inputs(case: Case) -> tuple[dict[str, np.ndarray], np.ndarray]:
     for array in (*params.values(), value):
         array.setflags(write=False)
     return params, value
+
+
+def variant_params(case: Case) -> dict[str, np.ndarray]:
+    """A broadcast variant's float64 parameters, without drawing its fresh value (what
+    planning needs: the parameters decide which frameworks can run it)."""
+    assert case.derive is not None and case.base is not None
+    base_params, base_value = float64_inputs(case.base)
+    params, _ = case.derive(dict(base_params), base_value, False)
+    return {k: np.asarray(v, dtype=np.float64) for k, v in params.items()}
 
 
 def _sample(family: reference.Family, params, value_spec: SampleSpec, parametrization: str):

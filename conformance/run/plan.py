@@ -30,7 +30,7 @@ from conformance.cases.loader import Case, CaseError, find_case_files, load_case
 from conformance.check_names import CheckName
 from conformance.checks import CHECKS, Check
 from conformance.contexts import FLOAT32_MODES, CallingContext
-from conformance.expect.materialize import CaseInputError, float64_inputs
+from conformance.expect.materialize import CaseInputError, float64_inputs, variant_params
 from conformance.known_failures.entries import Entry
 from conformance.registry import Binding
 from conformance.run.config.arguments import builtin_cases
@@ -182,12 +182,30 @@ def plan_file(path: Path, settings: Settings, display: str | None = None) -> lis
 #: generated edge cases exactly at a closed end or a support's end (with ``--edges=on``).
 SEED_TAG = "seed"
 QUICK_KEEPS = frozenset({SEED_TAG, EXACT_TAG})
+#: The checks a quick run keeps in one dtype (the case's first): each calls the framework in
+#: another way (a transformation, a broadcast variant, a calling context) whose bugs are about
+#: batching, not precision, and each is a compiled program of its own, so both dtypes of all
+#: of them were most of a cold quick run's compilation. Values, shapes, gradients and the
+#: eager path keep both dtypes.
+QUICK_ONE_DTYPE = frozenset(
+    {
+        CheckName.BROADCAST,
+        CheckName.VMAP,
+        CheckName.JIT,
+        CheckName.SCAN,
+        CheckName.PLATE,
+        CheckName.PLATE_IN_SCAN,
+        CheckName.GRAD_FUNCTIONAL,
+        CheckName.CONTEXT,
+    }
+)
 
 
 def quick_selection(specs: list[ItemSpec]) -> list[ItemSpec]:
-    """``--quick``: of one file's items, the first of each family × framework × check × dtype,
-    every item of a case tagged ``seed`` or ``edge-exact`` (a generated case exactly at an
-    end), and every error and unsupported item (never hidden).
+    """``--quick``: of one file's items, the first of each family × framework × check × dtype
+    (× check alone for :data:`QUICK_ONE_DTYPE`), every item of a case tagged ``seed`` or
+    ``edge-exact`` (a generated case exactly at an end), and every error and unsupported item
+    (never hidden).
 
     Per file and in plan order, so it is deterministic and a file's selection does not depend
     on which other files a run reads."""
@@ -195,7 +213,8 @@ def quick_selection(specs: list[ItemSpec]) -> list[ItemSpec]:
     kept: list[ItemSpec] = []
     for spec in specs:
         if isinstance(spec, CheckSpec):
-            key = (spec.case.family, spec.adapter.name, spec.check.name, spec.dtype)
+            dtype = "" if spec.check.name in QUICK_ONE_DTYPE else spec.dtype
+            key = (spec.case.family, spec.adapter.name, spec.check.name, dtype)
             if key in seen and QUICK_KEEPS.isdisjoint(spec.case.spec.tags):
                 continue
             seen.add(key)
@@ -306,7 +325,7 @@ def _case_specs(expansion: _Expansion, case: Case) -> Iterator[ItemSpec]:
     for problem in problems:
         yield _error_spec(CaseError(case.file, case.line, case.id, problem))
     for variant in variants:
-        yield from _expand(expansion, variant, float64_inputs(variant)[0])
+        yield from _expand(expansion, variant, variant_params(variant))
 
 
 def checks_for(settings: Settings, case: Case) -> list[CheckName]:

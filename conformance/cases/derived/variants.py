@@ -33,7 +33,11 @@ from conformance.expect.materialize import sample_with_batch
 from conformance.reference import OracleError
 
 Arrays = dict[str, np.ndarray]
-Derive = Callable[[Arrays, np.ndarray], tuple[Arrays, np.ndarray]]
+#: (base params, base value, draw) → the variant's (params, value). With ``draw`` false a fresh
+#: value is a stand-in of the drawn shape (zeros): planning needs the variants' shapes only, and
+#: drawing well-conditioned values (oracle evaluations) for every variant of the suite in every
+#: process was the largest part of planning; the item that runs a variant draws its value.
+Derive = Callable[[Arrays, np.ndarray, bool], tuple[Arrays, np.ndarray]]
 
 #: The one check a variant runs: shapes, values and gradient together (see checks/broadcast).
 VARIANT_CHECKS = (CheckName.BROADCAST,)
@@ -45,12 +49,16 @@ def _index0(array: np.ndarray, dims: range) -> np.ndarray:
 
 
 def _fresh_value(
-    case: Case, params: Arrays, own: np.ndarray, batch: tuple[int, ...], tag: str
+    case: Case, params: Arrays, own: np.ndarray, batch: tuple[int, ...], tag: str, draw: bool
 ) -> np.ndarray:
     """A new value with batch part ``batch``, drawn from the oracle (seeded by case and tag) and
     kept off unplanned boundary points (see :mod:`conformance.expect.fresh_values`); ``own`` is the
-    case's value, the fallback."""
+    case's value, the fallback. Without ``draw``, zeros of the shape a draw has (``batch`` and
+    the value's event shape, which a valid case's value shares with its draws)."""
     family = reference.get_family(case.family)
+    if not draw:
+        event = own.shape[own.ndim - family.value.event_rank :]
+        return np.zeros(tuple(batch) + tuple(event))
     rng = np.random.default_rng(zlib.crc32(f"{case.file}::{case.id}::{tag}".encode()))
     return well_conditioned_draw(
         family,
@@ -64,13 +72,13 @@ def _fresh_value(
 
 def _size1(name: str, batch_rank: int) -> Derive:
     """``name``'s batch dims set to size 1 (its first element along each)."""
-    return lambda p, v: ({**p, name: _index0(p[name], range(batch_rank))}, v)
+    return lambda p, v, draw=True: ({**p, name: _index0(p[name], range(batch_rank))}, v)
 
 
 def _full(name: str, event_rank: int, batch: tuple[int, ...]) -> Derive:
     """``name`` broadcast to the full batch shape ``batch``, as its own contiguous array."""
 
-    def derive(p: Arrays, v: np.ndarray) -> tuple[Arrays, np.ndarray]:
+    def derive(p: Arrays, v: np.ndarray, draw: bool = True) -> tuple[Arrays, np.ndarray]:
         event = p[name].shape[p[name].ndim - event_rank :]
         return {**p, name: np.ascontiguousarray(np.broadcast_to(p[name], batch + event))}, v
 
@@ -113,7 +121,10 @@ def derive_variants(case: Case, params: Arrays, value: np.ndarray) -> tuple[list
         (
             "value-lead",
             "the value with an extra leading dim of size 2",
-            lambda p, v: (p, np.stack([v, _fresh_value(case, p, v, vb, "value-lead")])),
+            lambda p, v, draw=True: (
+                p,
+                np.stack([v, _fresh_value(case, p, v, vb, "value-lead", draw)]),
+            ),
         )
     )
     if any(d > 1 for d in vb):
@@ -121,7 +132,7 @@ def derive_variants(case: Case, params: Arrays, value: np.ndarray) -> tuple[list
             (
                 "value-size1",
                 "the value's batch dims set to size 1",
-                lambda p, v: (p, _index0(v, range(len(vb)))),
+                lambda p, v, draw=True: (p, _index0(v, range(len(vb)))),
             )
         )
     if tuple(vb) != tuple(batch):
@@ -129,14 +140,14 @@ def derive_variants(case: Case, params: Arrays, value: np.ndarray) -> tuple[list
             (
                 "value-batch",
                 f"a value whose batch part equals the batch shape {batch}",
-                lambda p, v: (p, _fresh_value(case, p, v, batch, "value-batch")),
+                lambda p, v, draw=True: (p, _fresh_value(case, p, v, batch, "value-batch", draw)),
             )
         )
     candidates.append(
         (
             "pad1",
             "every array left-padded with a size-1 dim",
-            lambda p, v: (
+            lambda p, v, draw=True: (
                 {k: (a if info[k].static else a[None]) for k, a in p.items()},
                 v[None],
             ),
@@ -148,7 +159,7 @@ def derive_variants(case: Case, params: Arrays, value: np.ndarray) -> tuple[list
     problems: list[str] = []
     for name, description, derive in candidates:
         try:
-            new_params, new_value = derive(dict(params), value)
+            new_params, new_value = derive(dict(params), value, False)
             new_params = {k: np.asarray(v, dtype=np.float64) for k, v in new_params.items()}
             new_value = np.asarray(new_value, dtype=np.float64)
             new_batch = family.batch_shape(new_params, par)
