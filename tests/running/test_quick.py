@@ -1,5 +1,6 @@
-"""``--quick``: the pull-request preset keeps every family × framework × check × dtype, the seed
-bugs' cases whole, and every error; it is deterministic and far smaller than the full run."""
+"""``--quick``: the pull-request preset keeps every family × framework × check (× dtype, but
+for the checks it keeps in one dtype), the seed bugs' cases whole, and every error; it is
+deterministic and far smaller than the full run."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from pathlib import Path
 
 from conformance.cases.derived.edges import EDGE_TAG, EXACT_TAG
 from conformance.run.config.settings import Settings, parse_options
-from conformance.run.plan import SEED_TAG, CaseErrorSpec, CheckSpec, plan
+from conformance.run.plan import QUICK_ONE_DTYPE, SEED_TAG, CaseErrorSpec, CheckSpec, plan
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -19,18 +20,41 @@ def _plan(quick: bool) -> tuple:
     return tuple(plan(Settings.from_sources(parse_options(argv)[0], {}), root=REPO))
 
 
-def _keys(specs) -> set[tuple[str, str, str, str]]:
+def _keys(specs, dtypes: bool = True) -> set[tuple[str, str, str, str]]:
     return {
-        (s.case.family, s.adapter.name, s.check.name, s.dtype)
+        (s.case.family, s.adapter.name, s.check.name, s.dtype if dtypes else "")
         for s in specs
         if isinstance(s, CheckSpec)
     }
 
 
-def test_quick_covers_every_family_framework_check_and_dtype_of_the_full_run() -> None:
+def test_quick_covers_every_family_framework_and_check_of_the_full_run() -> None:
     full, quick = _plan(False), _plan(True)
-    assert _keys(quick) == _keys(full)
+    assert _keys(quick, dtypes=False) == _keys(full, dtypes=False)
     assert len(quick) * 5 < len(full)  # a preset, not the full run under another name
+
+
+def test_quick_keeps_every_dtype_of_values_shapes_gradients_and_eager_runs() -> None:
+    full, quick = _plan(False), _plan(True)
+
+    def both(specs) -> set:
+        return {k for k in _keys(specs) if k[2] not in QUICK_ONE_DTYPE}
+
+    assert both(quick) == both(full)
+    assert {k[2] for k in both(full)} >= {"log_prob", "shapes", "grad", "eager"}
+
+
+def test_quick_runs_a_transformation_in_one_dtype_unless_a_seed_case_asks_for_more() -> None:
+    # Per case file, as the whole selection is.
+    quick = _plan(True)
+    dtypes: dict[tuple, set[str]] = {}
+    for s in quick:
+        if isinstance(s, CheckSpec) and s.check.name in QUICK_ONE_DTYPE:
+            if {SEED_TAG, EXACT_TAG}.isdisjoint(s.case.spec.tags):
+                key = (s.case.file, s.case.family, s.adapter.name, s.check.name)
+                dtypes.setdefault(key, set()).add(s.dtype)
+    assert dtypes and all(len(d) == 1 for d in dtypes.values())
+    assert {k[3] for k in dtypes} >= {"broadcast", "vmap", "scan", "plate", "context"}
 
 
 def test_quick_keeps_every_item_of_the_seed_cases() -> None:
