@@ -184,8 +184,11 @@ def import_block(text: str, third_party: list[str]) -> str:
     used = {"base64": "base64.b64decode(", "io": "io.BytesIO("}
     stdlib = ["import sys"] + [f"import {m}" for m, call in used.items() if call in text]
 
-    def module(line: str) -> str:
-        return line.removeprefix("import ").split(" as ")[0]
+    def order(line: str) -> tuple[str, bool, str]:
+        # By module, the plain import before its aliases (as isort writes them): a total order,
+        # so the block does not follow the set's (hash-seeded) order.
+        module, _, alias = line.removeprefix("import ").partition(" as ")
+        return module, bool(alias), alias
 
-    groups = [sorted(set(stdlib), key=module), sorted(set(third_party), key=module)]
+    groups = [sorted(set(stdlib), key=order), sorted(set(third_party), key=order)]
     return "\n\n".join("\n".join(group) for group in groups)
