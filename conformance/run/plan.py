@@ -183,12 +183,13 @@ def plan_file(path: Path, settings: Settings, display: str | None = None) -> lis
 SEED_TAG = "seed"
 QUICK_KEEPS = frozenset({SEED_TAG, EXACT_TAG})
 #: The checks a quick run keeps in one dtype (the case's first): each calls the framework in
-#: another way (a transformation, a broadcast variant, a calling context) whose bugs are about
-#: batching, not precision, and each is a compiled program of its own, so both dtypes of all
-#: of them were most of a cold quick run's compilation. Values, shapes, gradients and the
-#: eager path keep both dtypes.
+#: another way (a transformation, a broadcast variant, a calling context, op by op) whose bugs
+#: are mostly about batching and dispatch, and each compiles programs of its own (the eager
+#: path one per primitive and shape), so both dtypes of all of them were most of a cold quick
+#: run's compilation. Values, shapes and gradients keep both dtypes.
 QUICK_ONE_DTYPE = frozenset(
     {
+        CheckName.EAGER,
         CheckName.BROADCAST,
         CheckName.VMAP,
         CheckName.JIT,
