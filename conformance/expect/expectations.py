@@ -213,6 +213,6 @@ def derive_batch_shapes(
         log_prob_shape=tuple(family.log_prob_shape(params, value, par)),
         variant=f"property-{seed:08x}",
         base=case,
-        derive=lambda p, v: make(p, v),
+        derive=lambda p, v, draw: make(p, v),  # drawn whenever derived: made at run time
         source=case.source,
     )

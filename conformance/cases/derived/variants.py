@@ -72,13 +72,13 @@ def _fresh_value(
 
 def _size1(name: str, batch_rank: int) -> Derive:
     """``name``'s batch dims set to size 1 (its first element along each)."""
-    return lambda p, v, draw=True: ({**p, name: _index0(p[name], range(batch_rank))}, v)
+    return lambda p, v, draw: ({**p, name: _index0(p[name], range(batch_rank))}, v)
 
 
 def _full(name: str, event_rank: int, batch: tuple[int, ...]) -> Derive:
     """``name`` broadcast to the full batch shape ``batch``, as its own contiguous array."""
 
-    def derive(p: Arrays, v: np.ndarray, draw: bool = True) -> tuple[Arrays, np.ndarray]:
+    def derive(p: Arrays, v: np.ndarray, draw: bool) -> tuple[Arrays, np.ndarray]:
         event = p[name].shape[p[name].ndim - event_rank :]
         return {**p, name: np.ascontiguousarray(np.broadcast_to(p[name], batch + event))}, v
 
@@ -121,7 +121,7 @@ def derive_variants(case: Case, params: Arrays, value: np.ndarray) -> tuple[list
         (
             "value-lead",
             "the value with an extra leading dim of size 2",
-            lambda p, v, draw=True: (
+            lambda p, v, draw: (
                 p,
                 np.stack([v, _fresh_value(case, p, v, vb, "value-lead", draw)]),
             ),
@@ -132,7 +132,7 @@ def derive_variants(case: Case, params: Arrays, value: np.ndarray) -> tuple[list
             (
                 "value-size1",
                 "the value's batch dims set to size 1",
-                lambda p, v, draw=True: (p, _index0(v, range(len(vb)))),
+                lambda p, v, draw: (p, _index0(v, range(len(vb)))),
             )
         )
     if tuple(vb) != tuple(batch):
@@ -140,14 +140,14 @@ def derive_variants(case: Case, params: Arrays, value: np.ndarray) -> tuple[list
             (
                 "value-batch",
                 f"a value whose batch part equals the batch shape {batch}",
-                lambda p, v, draw=True: (p, _fresh_value(case, p, v, batch, "value-batch", draw)),
+                lambda p, v, draw: (p, _fresh_value(case, p, v, batch, "value-batch", draw)),
             )
         )
     candidates.append(
         (
             "pad1",
             "every array left-padded with a size-1 dim",
-            lambda p, v, draw=True: (
+            lambda p, v, draw: (
                 {k: (a if info[k].static else a[None]) for k, a in p.items()},
                 v[None],
             ),
