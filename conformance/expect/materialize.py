@@ -90,10 +90,7 @@ def float64_inputs(case: Case) -> tuple[dict[str, np.ndarray], np.ndarray]:
         return float64_inputs(case.base)  # a calling context calls with the case's own inputs
     family = reference.get_family(case.family)
     if case.derive is not None and case.base is not None:
-        base_params, base_value = float64_inputs(case.base)
-        params, value = case.derive(dict(base_params), base_value, True)
-        params = {k: np.array(v, dtype=np.float64) for k, v in params.items()}
-        value = np.array(value, dtype=np.float64)
+        params, value = _derived(case, draw=True)
         # The plan took the variant's shapes from a stand-in of its fresh value's shape.
         got = tuple(family.log_prob_shape(params, value, case.parametrization))
         if got != tuple(case.log_prob_shape):
@@ -121,13 +118,19 @@ def float64_inputs(case: Case) -> tuple[dict[str, np.ndarray], np.ndarray]:
     return params, value
 
 
+def _derived(case: Case, draw: bool) -> tuple[dict[str, np.ndarray], np.ndarray]:
+    """A derived case's float64 arrays (new copies), from its base's: see ``Case.derive``."""
+    assert case.derive is not None and case.base is not None
+    base_params, base_value = float64_inputs(case.base)
+    params, value = case.derive(dict(base_params), base_value, draw)
+    params = {k: np.array(v, dtype=np.float64) for k, v in params.items()}
+    return params, np.array(value, dtype=np.float64)
+
+
 def variant_params(case: Case) -> dict[str, np.ndarray]:
     """A broadcast variant's float64 parameters, without drawing its fresh value (what
     planning needs: the parameters decide which frameworks can run it)."""
-    assert case.derive is not None and case.base is not None
-    base_params, base_value = float64_inputs(case.base)
-    params, _ = case.derive(dict(base_params), base_value, False)
-    return {k: np.asarray(v, dtype=np.float64) for k, v in params.items()}
+    return _derived(case, draw=False)[0]
 
 
 def _sample(family: reference.Family, params, value_spec: SampleSpec, parametrization: str):

@@ -105,8 +105,8 @@ def add_options(add: Callable[..., Any]) -> None:
         default=None,
         help="a pull-request-sized run: the first item of each family × framework × check × "
         "dtype in each case file (one dtype for the transformations, variants, calling "
-        "contexts and eager runs), every item of the seed bugs' cases, and every generated edge case exactly "
-        "at an end (CONFORMANCE_QUICK=1)",
+        "contexts and eager runs), every item of the seed bugs' cases, and every generated "
+        "edge case exactly at an end (CONFORMANCE_QUICK=1)",
     )
     add(
         "--property",
