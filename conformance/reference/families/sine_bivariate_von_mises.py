@@ -134,9 +134,11 @@ class SineBivariateVonMises(Family):
 
     def _sample(self, params, shape, rng, parametrization):
         """Rejection from the product of two uniform angles with the density's bound
-        exp(κ1 + κ2 + |λ|) (slow for large concentrations, exact for any)."""
+        exp(κ1 + κ2 + |λ|) (slow for large concentrations, exact for any). A position not
+        accepted within the attempts is NaN: it was uninitialised memory, so the same seed gave
+        other values from run to run (a fresh value's redraw then takes the case's own)."""
         k1, k2, lam = (params[k] for k in ("phi_concentration", "psi_concentration", "correlation"))
-        out = np.empty((*shape, 2))
+        out = np.full((*shape, 2), np.nan)
         todo = np.ones(shape, dtype=bool)
         bound = k1 + k2 + np.abs(lam)
         for _ in range(10000):
