@@ -333,6 +333,17 @@ class Adapter(ABC):
         the same draws). Offered where ``operations`` has :attr:`Operation.SAMPLE`."""
         raise NotImplementedError(f"{self.name} does not draw")
 
+    def draw_shapes(
+        self,
+        binding: Binding,
+        params: Mapping[str, Any],
+        requests: Sequence[tuple[DrawMode, tuple[int, ...]]],
+    ) -> list[tuple[tuple[int, ...], str]] | None:
+        """The shape and dtype of each request's draws, known without drawing where the
+        framework fixes them before anything runs (JAX: at trace time; a compiled draw has
+        exactly its traced shape and dtype), or None: the checks then read them from draws."""
+        return None
+
     # ----- calling contexts (Operation.CONTEXT; see conformance.contexts) ------------------------
     #: The modes, calls and input kinds this framework offers (None: no calling-context items).
     context_axis: ClassVar[ContextAxis | None] = None

@@ -24,6 +24,14 @@ def draw(
     return [subject.numpy(x, "read draws") for x in found]
 
 
+def draw_shapes(
+    subject: Subject, requests: list[tuple[DrawMode, tuple[int, ...]]]
+) -> list[tuple[tuple[int, ...], str]] | None:
+    """Each request's (shape, dtype) where the framework knows them without drawing, or None."""
+    with subject.framework_call("draw shapes (traced)"):
+        return subject.adapter.draw_shapes(subject.binding, subject.params(), requests)
+
+
 def has_rsample(subject: Subject) -> bool:
     with subject.framework_call("has_rsample"):
         return bool(subject.adapter.has_rsample(subject.binding, subject.params()))

@@ -19,7 +19,7 @@ import numpy as np
 from conformance.check_names import CheckName
 from conformance.checks import gof
 from conformance.checks.base import Check, CheckResult
-from conformance.checks.draws import draw, outside_support
+from conformance.checks.draws import draw, draw_shapes, outside_support
 from conformance.checks.subject import Subject
 from conformance.kinds import Kind
 from conformance.operations import DrawMode, Operation
@@ -61,9 +61,13 @@ class SampleFitCheck(Check):
         elements = int(np.prod(batch)) if batch else 1
         n = sample_size(law.kind, elements)
         seed = subject.draw_seed(self.name)
-        # Two draws first: a sampler that raises does so before building n (GPyTorch's
-        # LKJCovariancePrior spent 1.8 s an item reaching its error at n).
-        _, x = draw(subject, [(DrawMode.SAMPLE, (2,)), (DrawMode.SAMPLE, (n,))], seed)
+        # A sampler that raises should do so before building n (GPyTorch's
+        # LKJCovariancePrior spent 1.8 s an item reaching its error at n): two draws first,
+        # or a trace where the framework traces its draws (each request a compiled sampler).
+        if draw_shapes(subject, [(DrawMode.SAMPLE, (n,))]) is None:
+            _, x = draw(subject, [(DrawMode.SAMPLE, (2,)), (DrawMode.SAMPLE, (n,))], seed)
+        else:
+            (x,) = draw(subject, [(DrawMode.SAMPLE, (n,))], seed)
         want = (n, *batch, *exp.event_shape)
         metrics: dict = {
             "method": subject.adapter.operations[self.operation],

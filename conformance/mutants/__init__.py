@@ -23,6 +23,11 @@ TORCH_NORMAL = (
 )
 TORCH_NORMAL_DRAWS = ("--framework=torch", "--family=Normal", "--check=sample_shapes,sample_fit")
 NUMPYRO_NORMAL = ("--framework=numpyro", "--family=Normal", "--check=log_prob,eager")
+NUMPYRO_NORMAL_DRAWS = (
+    "--framework=numpyro",
+    "--family=Normal",
+    "--check=sample_shapes,sample_fit",
+)
 
 CATALOGUE: tuple[Mutant, ...] = (
     Mutant(
@@ -216,6 +221,17 @@ CATALOGUE: tuple[Mutant, ...] = (
         selection=TORCH_NORMAL_DRAWS,
         killers=("*/normal.yaml::scalar[torch-float32-sample_shapes]",),
         kinds=(Kind.SHAPE,),
+    ),
+    Mutant(
+        name="numpyro-draws-scale-5pc",
+        title="draws only: NumPyro's Normal.sample with the scale 5 % too large",
+        replicates="a compiled sampler whose law is off while log_prob and its gradient are right",
+        framework="numpyro",
+        apply=numpyro_mutants.apply_normal_draws_scale,
+        selection=NUMPYRO_NORMAL_DRAWS,
+        killers=("*/normal.yaml::scalar[numpyro-float64-sample_fit]",),
+        spared=("*-sample_shapes]",),
+        kinds=(Kind.FIT,),
     ),
 )
 

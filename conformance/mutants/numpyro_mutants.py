@@ -205,3 +205,19 @@ def apply_normal_eager_only(patch: Patcher) -> None:
         return original(self, value)
 
     patch.setattr(continuous.Normal, "log_prob", log_prob)
+
+
+# ----- own: draws ----------------------------------------------------------------------------------
+def apply_normal_draws_scale(patch: Patcher) -> None:
+    """Normal's sample with the scale 5 % too large (log_prob untouched; rsample is sample for a
+    reparameterised NumPyro distribution): the law of NumPyro's draws is off while every value
+    and gradient check passes, and the draws are compiled (the executable store must not
+    answer for the unmutated sampler)."""
+    from jax import random
+    from numpyro.distributions import Normal
+
+    def sample(self: Any, key: Any, sample_shape: Any = ()) -> Any:
+        eps = random.normal(key, shape=sample_shape + self.batch_shape + self.event_shape)
+        return self.loc + eps * self.scale * 1.05  # MUTATION: NumPyro has eps * self.scale
+
+    patch.setattr(Normal, "sample", sample)

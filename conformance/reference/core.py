@@ -260,6 +260,9 @@ class Family(ABC):
     #: Why the oracle holds this family's draws to no law (no CDF, pmf or projection); empty
     #: where :meth:`law` names one.
     no_law: str = ""
+    #: Why the oracle makes no sampling items at all for this family (an improper one has
+    #: nothing to draw); empty where draws are judged (their shapes, support and law).
+    no_draws: str = ""
 
     def __post_init__(self) -> None:
         if not self.default_parametrization:

@@ -47,7 +47,9 @@ def gaussian(
 ) -> list[Projection]:
     """uᵀx ~ Normal(uᵀμ, √(uᵀΣu)) for x ~ N(μ, Σ) (Student t with ``df`` for a multivariate t
     whose Σ is the scale matrix), ``flatten`` turning a draw's event into the vector x."""
-    d = mean.shape[-1]
+    # A location given with a size-1 (or no) event dim broadcasts to Σ's dimension.
+    d = cov.shape[-1]
+    mean = np.broadcast_to(mean, np.broadcast_shapes(np.shape(mean), cov.shape[:-1]))
     total = np.trace(cov, axis1=-2, axis2=-1)
     found = []
     for name, u in directions(d):

@@ -359,10 +359,13 @@ def _parameters_key(case: Case, params64, values: bool = True) -> tuple:
 
 def _draws_apply(case: Case, params64) -> bool:
     """Whether checks that read the parameters alone run on ``case``: written (not generated)
-    cases whose parameters are all inside their domains."""
+    cases whose parameters are all inside their domains, of a family with draws to judge
+    (``reference.Family.no_draws``)."""
     if EDGE_TAG in case.spec.tags:
         return False
     family = reference.get_family(case.family)
+    if family.no_draws:
+        return False
     try:
         value = float64_inputs(case)[1]
         return bool(np.all(family.evaluate(params64, value, case.parametrization).params_valid))

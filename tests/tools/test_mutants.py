@@ -95,6 +95,7 @@ def test_torchsharp_mutant_fails_with_the_upstream_message(kill_table) -> None:
         ("eager-only", "batched-params[numpyro-float64-eager]", {"eager"}),
         ("scale-tril-upper", "tril-batched[torch-float32-log_prob]", {"log_prob"}),
         ("batch-shape-from-loc", "params-cross-broadcast[torch-float64-shapes]", {"shapes"}),
+        ("numpyro-draws-scale-5pc", "scalar[numpyro-float64-sample_fit]", {"sample_fit"}),
     ],
 )
 def test_each_mutant_is_killed_by_the_checks_that_should(kill_table, name, killer, checks) -> None:

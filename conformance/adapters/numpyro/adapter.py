@@ -24,7 +24,7 @@ from conformance.adapters.numpyro import cache, lowering
 from conformance.adapters.numpyro.compiled import CompiledFunctions, Deferred, signature
 from conformance.adapters.numpyro.contexts import NumpyroContexts
 from conformance.adapters.numpyro.dialect import JaxDialect
-from conformance.operations import Operation
+from conformance.operations import DrawMode, Operation
 from conformance.registry import Binding
 from conformance.reproducers.dialects import Dialect
 
@@ -155,6 +155,11 @@ class NumpyroAdapter(NumpyroContexts, Adapter):
         Operation.SCAN: "numpyro.contrib.control_flow.scan",
         Operation.PLATE_IN_SCAN: "numpyro.plate inside numpyro.contrib.control_flow.scan",
         Operation.CONTEXT: "as users call it: NumPy and Python inputs, x64, log_density",
+        Operation.SAMPLE: "Distribution.sample(jax.random.PRNGKey(seed), sample_shape) under jax.jit",
+    }
+    draw_modes: ClassVar[Mapping[DrawMode, str]] = {
+        DrawMode.SAMPLE: "Distribution.sample(key, sample_shape)",
+        DrawMode.RSAMPLE: "Distribution.rsample(key, sample_shape)",
     }
 
     # ----- compiled or eager ----------------------------------------------------------------
@@ -398,6 +403,84 @@ class NumpyroAdapter(NumpyroContexts, Adapter):
         key, fkey = ("site", kind, plate, steps), self._functions.key(binding, static)
         out = self._call(key, binding, static, make, arrays, value)
         return batch_shapes[(*key, *fkey, signature(arrays, value))], out
+
+    # ----- draws ---------------------------------------------------------------------------------
+    def has_rsample(self, binding, params):
+        """``Distribution.has_rsample`` of the distribution these parameters build (a property
+        of some wrappers, read from their base), learned by tracing the construction once."""
+        import jax
+        import jax.numpy as jnp
+
+        arrays, static = self._arrays_and_static(params)
+        if not self.compiled:
+            return bool(self._distribution(binding, params).has_rsample)
+
+        def trace() -> bool:
+            found: dict[str, bool] = {}
+
+            def build(a: dict[str, Any]) -> Any:
+                found["rsample"] = bool(self._distribution(binding, {**static, **a}).has_rsample)
+                return jnp.zeros(())
+
+            jax.eval_shape(build, arrays)
+            return found["rsample"]
+
+        key = ("has_rsample", *self._functions.key(binding, static), signature(dict(arrays)))
+        return self._functions.learn(key, (arrays,), trace)
+
+    def _draws(self, binding, static, requests) -> tuple[tuple, Any]:
+        """The requests as (mode, shape) pairs, and a maker of (arrays, key) → every request's
+        draws from one distribution, the key split once per request."""
+        import jax
+
+        asked = tuple((DrawMode(mode), tuple(shape)) for mode, shape in requests)
+        for mode, _ in asked:
+            if mode not in self.draw_modes:
+                raise NotImplementedError(f"{self.name} has no draw mode {mode}")
+
+        def make() -> Any:
+            def draws(a: dict[str, Any], key: Any) -> list[Any]:
+                dist = self._distribution(binding, {**static, **a})
+                keys = jax.random.split(key, len(asked))
+                return [
+                    dist.rsample(k, shape) if mode is DrawMode.RSAMPLE else dist.sample(k, shape)
+                    for (mode, shape), k in zip(asked, keys, strict=True)
+                ]
+
+            return draws
+
+        return asked, make
+
+    def draw(self, binding, params, requests, seed):
+        """Every request drawn in one compiled function from ``jax.random.PRNGKey(seed)``,
+        as NumPyro's ``sample(key, sample_shape)`` and ``rsample`` take keys (a jitted model or
+        ``Predictive`` draws this way)."""
+        import jax
+
+        arrays, static = self._arrays_and_static(params)
+        asked, make = self._draws(binding, static, requests)
+        key = jax.random.PRNGKey(seed)
+        leaf = next(iter(jax.tree_util.tree_leaves(arrays)), None)
+        if leaf is not None:
+            key = jax.device_put(key, next(iter(leaf.devices())))
+        return list(self._call(("draw", asked), binding, static, make, arrays, key))
+
+    def draw_shapes(self, binding, params, requests):
+        """The draws' shapes and dtypes by tracing the same function (``jax.eval_shape``):
+        under ``jax.jit`` they are fixed at trace time, so no sampler is compiled for them."""
+        import jax
+
+        arrays, static = self._arrays_and_static(params)
+        asked, make = self._draws(binding, static, requests)
+        key = jax.random.PRNGKey(0)
+
+        def trace() -> list[tuple[tuple[int, ...], str]]:
+            return [(tuple(x.shape), str(x.dtype)) for x in jax.eval_shape(make(), arrays, key)]
+
+        if not self.compiled:
+            return trace()
+        name = ("draw_shapes", asked, *self._functions.key(binding, static))
+        return self._functions.learn(name, (arrays, key), trace)
 
     def batch_shape(self, dist: Any) -> tuple[int, ...]:
         return tuple(dist.batch_shape)  # a Deferred's are the traced distribution's

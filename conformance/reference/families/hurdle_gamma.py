@@ -15,7 +15,7 @@ import numpy as np
 from scipy import special
 
 from ..core import Arrays, Family, Options, ParamInfo, ValueInfo
-from .gamma import gamma_log_density
+from .gamma import gamma_cdf, gamma_log_density
 from .hurdle_poisson import hurdle_gate_grad, log_gates, sample_gate
 
 
@@ -45,7 +45,7 @@ class HurdleGamma(Family):
         # The atom g at 0, then (1 − g)·P(α, λx).
         log_g, log_1mg = log_gates(params)
         x = np.maximum(value, 0.0)
-        base = special.gammainc(params["concentration"], params["rate"] * x)
+        base = gamma_cdf(params["concentration"], params["rate"], x)
         return np.where(value < 0.0, 0.0, np.exp(log_g) + np.exp(log_1mg) * base)
 
     def _sample(self, params, shape, rng, parametrization):

@@ -41,4 +41,8 @@ IMPROPER_UNIFORM = ImproperUniform(
     parametrizations={"greater_than": {"low": ParamInfo(0, "real")}},
     value=ValueInfo(0, "real"),
     no_law=("improper: there is no law to draw from (NumPyro's sample raises NotImplementedError)"),
+    no_draws=(
+        "improper: there is nothing to draw (NumPyro's sample raises NotImplementedError, "
+        "as it documents), so no sampling items"
+    ),
 )

@@ -107,4 +107,9 @@ INTERVAL_CENSORED_DISTRIBUTION = IntervalCensoredDistribution(
     no_law=(
         "its value is an interval (a pair of bounds), a likelihood's data rather than a draw: the oracle holds draws to their shapes only"
     ),
+    no_draws=(
+        "its value is an interval (a pair of bounds), a likelihood's data: NumPyro's sample "
+        "draws the base distribution's latent values, which are not its values, so no "
+        "sampling items"
+    ),
 )

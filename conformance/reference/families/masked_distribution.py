@@ -14,7 +14,7 @@ import numpy as np
 from scipy import special
 
 from ..core import Arrays, Family, Options, ParamInfo, Support, ValueInfo, vanishing_ratio
-from .gamma import SUPPORT_LOWER, exclude_zero, gamma_log_density
+from .gamma import SUPPORT_LOWER, exclude_zero, gamma_cdf, gamma_log_density
 
 
 class MaskedDistribution(Family):
@@ -44,7 +44,7 @@ class MaskedDistribution(Family):
 
     def _cdf(self, params, value, parametrization, options):
         # Every position draws from the base Gamma, masked out or not.
-        return special.gammainc(params["concentration"], params["rate"] * np.maximum(value, 0.0))
+        return gamma_cdf(params["concentration"], params["rate"], value)
 
     def _sample(self, params, shape, rng, parametrization):
         # Masked-out positions draw from the base too, as NumPyro's sampler does.

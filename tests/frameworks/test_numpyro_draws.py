@@ -1,0 +1,60 @@
+"""NumPyro's draws, for real: compiled from a PRNG key, sample_shape + batch + event shaped in
+the item's dtype, the same for the same seed, and the shapes the trace gives are the shapes
+the compiled sampler draws (what ``sample_shapes`` reads instead of compiling every request)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from helpers import make_case, run_check, subject_for
+
+from conformance.operations import DrawMode
+
+GAMMA = """
+- id: g
+  family: Gamma
+  params:
+    concentration: {generator: positive, shape: [3, 1], seed: 1, low: 0.5, high: 3.0}
+    rate: {generator: positive, shape: [2], seed: 2}
+  value: {sample: {seed: 3, sample_shape: [2]}}
+"""
+NORMAL = """
+- id: n
+  family: Normal
+  params: {loc: [0.5, -1.0], scale: [1.0, 2.0]}
+  value: [0.0, 1.0]
+"""
+REQUESTS = [(mode, shape) for mode in DrawMode for shape in ((), (2,), (2, 3))]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_draws_are_shaped_typed_seeded_and_traced_alike(dtype: str) -> None:
+    subject = subject_for(make_case(GAMMA), "numpyro", dtype)
+    adapter, binding = subject.adapter, subject.binding
+    with adapter.precision(dtype):
+        params = subject.params()
+        assert adapter.has_rsample(binding, params)
+        first = [np.asarray(x) for x in adapter.draw(binding, params, REQUESTS, seed=7)]
+        again = [np.asarray(x) for x in adapter.draw(binding, params, REQUESTS, seed=7)]
+        other = [np.asarray(x) for x in adapter.draw(binding, params, REQUESTS, seed=8)]
+        traced = adapter.draw_shapes(binding, params, REQUESTS)
+    for (_, shape), x, y, z, (t_shape, t_dtype) in zip(
+        REQUESTS, first, again, other, traced, strict=True
+    ):
+        assert x.shape == (*shape, 3, 2)
+        assert str(x.dtype) == dtype
+        assert (tuple(x.shape), str(x.dtype)) == (t_shape, t_dtype)
+        np.testing.assert_array_equal(x, y)
+        assert not np.array_equal(x, z)
+        assert np.all(x > 0)
+
+
+@pytest.mark.parametrize("check", ["sample_shapes", "sample_fit"])
+def test_the_sampling_checks_pass_on_numpyros_normal(check: str) -> None:
+    dtype = "float32" if check == "sample_shapes" else "float64"
+    result = run_check(make_case(NORMAL), "numpyro", dtype, check)
+    assert result.passed, result.message
+    if check == "sample_shapes":
+        assert result.metrics["draws"]["rsample(2, 3)"] == {"shape": [2, 3, 2], "dtype": dtype}
+    else:
+        assert result.metrics["draws_per_element"] >= 2**11
