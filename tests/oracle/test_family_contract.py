@@ -195,3 +195,17 @@ def test_the_oracle_warns_nothing_over_the_quick_selection() -> None:
             except CaseInputError:
                 continue  # a case the oracle cannot evaluate is an item's error, not a warning
     assert len(keys) > 500
+
+
+def test_gaussian_projections_broadcast_a_size1_location() -> None:
+    """A location of event size 1 (NumPyro promotes a scalar loc so; CAR's and
+    MultivariateStudentT's cases give one) against a covariance of dimension 4 and batch 2:
+    each projection of the draws has the law of u·x computed with the broadcast location."""
+    from conformance.reference import projections
+
+    cov = np.stack([np.eye(4), 2.0 * np.eye(4)])
+    found = projections.gaussian(np.array([0.5]), cov, projections.vector)
+    assert [p.name for p in found][:3] == ["x[0]", "x[3]", "sum"]
+    draws = np.full((1, 2, 4), 0.5)  # the location itself: the median of every projection
+    for p in found:
+        np.testing.assert_allclose(p.cdf(p.apply(draws)), 0.5)

@@ -72,3 +72,22 @@ def test_a_family_without_a_law_gets_shapes_alone() -> None:
     assert ("HorseshoePrior", CheckName.SAMPLE_FIT) not in by_family
     assert ("Geometric", CheckName.SAMPLE_FIT) not in by_family
     assert ("LKJCholesky", CheckName.SAMPLE_FIT) in by_family
+
+
+def test_families_with_nothing_to_draw_get_no_sampling_items() -> None:
+    """ImproperUniform (improper) and IntervalCensoredDistribution (its values are intervals,
+    its draws latent values) declare ``no_draws``: NumPyro, which has both, gets no sampling
+    item for them, and a family beside them in the same run still does."""
+    argv = [
+        *(
+            f"--cases={REPO / 'cases' / f}"
+            for f in ("improper_uniform.yaml", "interval_censored_distribution.yaml", "normal.yaml")
+        ),
+        "--framework=numpyro",
+        "--check=sample_shapes,sample_fit",
+    ]
+    found = plan(Settings.from_sources(parse_options(argv)[0], {}), root=REPO)
+    families = {s.case.family for s in found if isinstance(s, CheckSpec)}
+    assert families == {"Normal"}
+    for name in ("ImproperUniform", "IntervalCensoredDistribution"):
+        assert reference.get_family(name).no_draws
