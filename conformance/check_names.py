@@ -28,6 +28,7 @@ class CheckName(StrEnum):
     PROPERTY = "property"
     SAMPLE_SHAPES = "sample_shapes"
     SAMPLE_FIT = "sample_fit"
+    RSAMPLE_GRAD = "rsample_grad"
     CONTEXT = "context"
     # Items that run no check: a case that could not be loaded, a family a framework lacks
     # (known-failure entries and filters may name them too).

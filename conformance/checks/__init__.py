@@ -10,6 +10,7 @@ from conformance.checks.eager import EagerCheck
 from conformance.checks.grad import GradCheck
 from conformance.checks.log_prob import LogProbCheck
 from conformance.checks.property import PropertyCheck
+from conformance.checks.rsample_grad import RsampleGradCheck
 from conformance.checks.sample_fit import SampleFitCheck
 from conformance.checks.sample_shapes import SampleShapesCheck
 from conformance.checks.shapes import ShapesCheck
@@ -44,6 +45,7 @@ CHECKS: dict[CheckName, Check] = _registry(
     PropertyCheck(),
     SampleShapesCheck(),
     SampleFitCheck(),
+    RsampleGradCheck(),
     ContextCheck(),
 )
 

@@ -74,7 +74,8 @@ class Check(ABC):
     #: With ``draws_only``: whether cases with the same parameter shapes (not values) share the
     #: item (a check of shapes alone); otherwise cases share it only for the same values.
     draws_by_shape: ClassVar[bool] = False
-    #: ``first`` or ``last``: the check runs in one of a case's selected dtypes only.
+    #: ``first``, ``last`` or a dtype's name: the check runs in one of a case's selected dtypes
+    #: only (a named one: no item where the case's dtypes lack it).
     single_dtype: ClassVar[str | None] = None
     #: The laws of draws (``reference.Family.law``) the check needs; None: any family.
     law_kinds: ClassVar[frozenset[str] | None] = None

@@ -22,6 +22,7 @@ TORCH_NORMAL = (
     "--check=shapes,log_prob,grad,grad_functional,vmap",
 )
 TORCH_NORMAL_DRAWS = ("--framework=torch", "--family=Normal", "--check=sample_shapes,sample_fit")
+TORCH_NORMAL_PATHWISE = ("--framework=torch", "--family=Normal", "--check=sample_fit,rsample_grad")
 NUMPYRO_NORMAL = ("--framework=numpyro", "--family=Normal", "--check=log_prob,eager")
 NUMPYRO_NORMAL_DRAWS = (
     "--framework=numpyro",
@@ -221,6 +222,17 @@ CATALOGUE: tuple[Mutant, ...] = (
         selection=TORCH_NORMAL_DRAWS,
         killers=("*/normal.yaml::scalar[torch-float32-sample_shapes]",),
         kinds=(Kind.SHAPE,),
+    ),
+    Mutant(
+        name="rsample-grad-half",
+        title="draws' gradients only: Normal.rsample's pathwise gradient halved",
+        replicates="a reparameterised sampler whose draws are right and whose derivatives are not",
+        framework="torch",
+        apply=torch_mutants.apply_normal_rsample_grad_half,
+        selection=TORCH_NORMAL_PATHWISE,
+        killers=("*/normal.yaml::scalar[torch-float32-rsample_grad]",),
+        spared=("*-sample_fit]",),
+        kinds=(Kind.GRAD,),
     ),
     Mutant(
         name="numpyro-draws-scale-5pc",

@@ -204,6 +204,20 @@ def apply_normal_draws_scale(patch: Patcher) -> None:
     patch.setattr(Normal, "sample", sample)
 
 
+def apply_normal_rsample_grad_half(patch: Patcher) -> None:
+    """Normal.rsample with the same draws but half their pathwise gradient (by loc and by
+    scale): every value, law and log_prob check passes; only the draws' derivatives are off."""
+    from torch.distributions import Normal
+
+    original = Normal.rsample
+
+    def rsample(self: Any, sample_shape: Any = ()) -> Any:
+        x = original(self, sample_shape)
+        return x.detach() + 0.5 * (x - x.detach())  # MUTATION: torch's gradient is x's own
+
+    patch.setattr(Normal, "rsample", rsample)
+
+
 def apply_normal_draws_ignore_sample_shape(patch: Patcher) -> None:
     """Normal's sample and rsample drop sample_shape: one draw of batch_shape whatever is
     asked (the shape bookkeeping of a port that reads sample_shape from the wrong argument)."""

@@ -432,7 +432,10 @@ def _expand(expansion: _Expansion, case: Case, params64) -> Iterator[ItemSpec]:
 
 
 def _one_dtype(dtypes: list[str], which: str) -> str:
-    return dtypes[0] if which == "first" else dtypes[-1]
+    """``first``, ``last``, or a dtype named (then no item where the case lacks it)."""
+    if which == "first":
+        return dtypes[0]
+    return dtypes[-1] if which == "last" else which
 
 
 def context_groups(cases: list[Case]) -> dict[int, list[Case]]:

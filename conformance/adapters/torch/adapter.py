@@ -185,6 +185,58 @@ class TorchAdapter(TorchContexts, Adapter):
     def has_rsample(self, binding, params):
         return bool(self.construct(binding, params).has_rsample)
 
+    #: Parameters whose draws are not one noise's monotone map: their per-draw derivative
+    #: differs from the implicit-reparameterisation identity's while agreeing in expectation.
+    pathwise_exempt_parameters: ClassVar[Mapping[str, Mapping[str, str]]] = {
+        "StudentT": {
+            "df": "StudentT.rsample divides a normal draw by the root of a chi-square draw "
+            "(two noises): its derivative by df depends on both, not on the draw alone",
+        },
+        "FisherSnedecor": {
+            name: "FisherSnedecor.rsample divides two Gamma draws (two noises): its "
+            "derivatives by df1 and df2 depend on both, not on the draw alone"
+            for name in ("df1", "df2")
+        },
+    }
+
+    def pathwise_exempt(self, family: str) -> Mapping[str, str]:
+        return self.pathwise_exempt_parameters.get(family, {})
+
+    def pathwise_draws(self, binding, params, names, n, seed):
+        """Reparameterised draws and their derivatives two ways (see
+        :class:`conformance.checks.rsample_grad.PathwiseDraws`): ``rsample()`` with every
+        parameter in ``names`` expanded to (n, *batch), one leaf per draw, so autograd gives each
+        draw's own derivative; and ``rsample((n,))`` of the case's distribution, with the
+        gradient of the draws' sum that a user's loss gets."""
+        import torch
+
+        with self.drawing():
+            # The parameters' broadcast shape, not the distribution's batch_shape: torch's
+            # RelaxedBernoulli leaves a batched temperature out of its batch_shape.
+            batch = tuple(
+                torch.broadcast_shapes(*(torch.as_tensor(v).shape for v in params.values()))
+            )
+            own = {
+                k: params[k].detach().expand(n, *batch).clone().requires_grad_(True) for k in names
+            }
+            with self.seeded(seed):
+                each = self.construct(binding, {**params, **own}).rsample()
+            per_draw = torch.autograd.grad(
+                each.sum(), list(own.values()), allow_unused=True, materialize_grads=True
+            )
+            shared = {k: params[k].detach().clone().requires_grad_(True) for k in names}
+            with self.seeded(seed):
+                summed = self.construct(binding, {**params, **shared}).rsample(torch.Size((n,)))
+            total = torch.autograd.grad(
+                summed.sum(), list(shared.values()), allow_unused=True, materialize_grads=True
+            )
+        return (
+            each.detach(),
+            dict(zip(own, (g.detach() for g in per_draw), strict=True)),
+            summed.detach(),
+            dict(zip(shared, (g.detach() for g in total), strict=True)),
+        )
+
     def draw(self, binding, params, requests, seed):
         import torch
 

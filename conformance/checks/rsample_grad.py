@@ -1,0 +1,188 @@
+"""rsample_grad: pathwise gradients of reparameterised draws, judged draw by draw.
+
+A univariate draw x made from one noise by a map monotone in it has the derivative the
+implicit-reparameterisation identity gives, whatever the sampler: dx/dθ = −(∂F/∂θ)(x) / f(x),
+with the oracle's CDF F and density f (``DrawLaw.implicit_derivatives``; PyTorch's
+``TestRsample`` checks its own samplers this way). So each draw's derivative is held to a
+number, deterministically given the draw, two ways:
+
+* ``per_draw``: ``rsample()`` with each parameter expanded to (n, *batch), one copy per draw, so
+  the framework's autograd gives every draw's own derivative;
+* ``summed``: ``rsample((n,))`` of the case's distribution and the gradient of the draws' sum,
+  the gradient a user's Monte Carlo loss gets, against the identity's derivatives summed over
+  draws and broadcast dimensions.
+
+A sampler that combines several noises (torch's StudentT: a normal over a chi) has a per-draw
+derivative that differs from the identity's while agreeing in expectation; the adapter declares
+those parameters (``pathwise_exempt``, with the reason) and they are not judged here.
+
+Only float32 items: the identity's ∂F/∂θ comes from differences of the
+float64 CDF, accurate to about 1e-9 in the bulk of the law, which judges float32's rounding but
+not float64's. Draws in the law's far tails (F or 1 − F below ``IMPLICIT_TAIL``) are not judged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+from conformance.adapters.base import Adapter
+from conformance.check_names import CheckName
+from conformance.checks.base import Check, CheckResult
+from conformance.checks.draws import has_rsample
+from conformance.checks.subject import Subject
+from conformance.compare import compare_arrays, tolerance
+from conformance.kinds import Kind
+from conformance.operations import Operation
+
+#: Draws per item (all batch elements together), and the fewest per batch element.
+DRAWS = 2**9
+FEWEST = 16
+
+
+@runtime_checkable
+class PathwiseDraws(Protocol):
+    """What the check asks of an adapter that offers pathwise derivatives of its draws."""
+
+    def pathwise_draws(
+        self, binding: Any, params: Mapping[str, Any], names: list[str], n: int, seed: int
+    ) -> tuple[Any, dict[str, Any], Any, dict[str, Any]]:
+        """(draws from parameters expanded to (n, *batch), each draw's derivative by each
+        parameter in ``names``; draws of ``rsample((n,))``, the gradient of their sum)."""
+        ...
+
+    def pathwise_exempt(self, family: str) -> Mapping[str, str]:
+        """The parameters of ``family`` whose draws are not one noise's monotone map, each
+        with the reason (not judged draw by draw)."""
+        ...
+
+
+def _reduce_to(array: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """Sum ``array`` over the leading and broadcast dimensions a parameter of ``shape`` had."""
+    lead = array.ndim - len(shape)
+    out = array.sum(axis=tuple(range(lead))) if lead else array
+    axes = tuple(i for i, size in enumerate(shape) if size == 1 and out.shape[i] != 1)
+    return out.sum(axis=axes, keepdims=True) if axes else out
+
+
+class RsampleGradCheck(Check):
+    name = CheckName.RSAMPLE_GRAD
+    operation = Operation.SAMPLE
+    description = (
+        "pathwise gradients of rsample draws against the implicit-reparameterisation identity"
+    )
+    draws_only = True
+    single_dtype = "float32"
+    law_kinds = frozenset({"cdf"})
+
+    def unsupported_by(
+        self, adapter: Adapter, opted_in: frozenset[Operation] = frozenset()
+    ) -> str | None:
+        if not isinstance(adapter, PathwiseDraws):
+            return f"{adapter.name} offers no pathwise derivatives of draws"
+        return super().unsupported_by(adapter, opted_in)
+
+    def _names(self, subject: Subject) -> tuple[list[str], dict[str, str]]:
+        """The parameters judged, and those the adapter exempts (with why)."""
+        inputs = subject.inputs
+        adapter = subject.adapter
+        assert isinstance(adapter, PathwiseDraws)
+        exempt = dict(adapter.pathwise_exempt(subject.law.family.name))
+        names = [
+            k
+            for k in inputs.params
+            if inputs.param_dtypes.get(k, "float") == "float"
+            and k not in inputs.static
+            and k not in exempt
+        ]
+        return names, exempt
+
+    def evaluate(self, subject: Subject) -> CheckResult:
+        names, exempt = self._names(subject)
+        if not has_rsample(subject):
+            return CheckResult(True, skip_reason=f"{subject.adapter.name} has no rsample here")
+        if not names:
+            return CheckResult(
+                True, skip_reason=f"no parameter judged draw by draw (exempt: {exempt})"
+            )
+        batch = tuple(subject.expected.batch_shape)
+        elements = int(np.prod(batch)) if batch else 1
+        n = max(FEWEST, DRAWS // elements)
+        seed = subject.draw_seed(self.name)
+        adapter = subject.adapter
+        assert isinstance(adapter, PathwiseDraws)
+        how = adapter.operations.get(Operation.SAMPLE, "draws")
+        with subject.framework_call(f"rsample and its gradient ({how})"):
+            each, per_draw, summed, total = adapter.pathwise_draws(
+                subject.binding, subject.params(), names, n, seed
+            )
+        metrics: dict = {
+            "draws_per_element": n,
+            "batch_elements": elements,
+            "seed": seed,
+            "judged_parameters": names,
+            **({"exempt": exempt} if exempt else {}),
+        }
+        x = subject.numpy(each, "read draws")
+        want = (n, *batch)
+        if tuple(x.shape) != want:
+            return self.fail(subject, Kind.SHAPE, f"draws of shape {x.shape}, expected {want}")
+        law = subject.law
+        found = law.implicit_derivatives(x, names)
+        metrics["judged_draws"] = int(np.count_nonzero(found.judged))
+        if not found.judged.any():
+            return CheckResult(
+                True, skip_reason="no draw inside the law's bulk to judge", metrics=metrics
+            )
+        worst: tuple[float, str, Any] | None = None
+        for name in names:
+            got = subject.numpy(per_draw[name], "read gradients").astype(np.float64)
+            if got.shape != x.shape:
+                return self.fail(
+                    subject, Kind.SHAPE, f"d draw/d {name} of shape {got.shape}, expected {x.shape}"
+                )
+            expected = np.where(found.judged, found.derivatives[name], got)
+            tol = tolerance(
+                subject.dtype, expected, np.where(found.judged, found.sensitivity[name], 0.0)
+            )
+            compared = compare_arrays(expected, got, tol, dtype=subject.dtype)
+            ratio = float(compared.metrics.get("max_err_over_tol", 0.0))
+            if worst is None or ratio > worst[0]:
+                worst = (ratio, f"per-draw d draw/d {name}", compared)
+            summed_judged = self._summed(subject, law, summed, total[name], name)
+            if summed_judged is not None and (
+                float(summed_judged.metrics.get("max_err_over_tol", 0.0)) > worst[0]
+            ):
+                worst = (
+                    float(summed_judged.metrics["max_err_over_tol"]),
+                    f"d Σdraws/d {name} of rsample((n,))",
+                    summed_judged,
+                )
+        assert worst is not None
+        ratio, where, compared = worst
+        metrics.update({k: v for k, v in compared.metrics.items()}, worst_derivative=where)
+        if compared.ok:
+            return CheckResult(True, metrics=metrics)
+        kind = Kind.GRAD if compared.kind is Kind.VALUE else compared.kind
+        return self.fail(subject, kind, f"{where}: {compared.detail}", metrics)
+
+    def _summed(self, subject: Subject, law, summed: Any, total: Any, name: str):
+        """The gradient of rsample((n,))'s sum by ``name`` against the identity's derivatives
+        summed, where every one of those draws is judged (else None: not compared)."""
+        x = subject.numpy(summed, "read draws").astype(np.float64)
+        got = subject.numpy(total, "read gradients").astype(np.float64)
+        found = law.implicit_derivatives(x, [name])
+        if not found.judged.all():
+            return None
+        shape = tuple(np.shape(subject.inputs.params[name]))
+        if got.shape != shape:
+            return compare_arrays(np.zeros(shape), got, np.zeros(shape))  # a shape failure
+        expected = _reduce_to(found.derivatives[name], shape)
+        sensitivity = _reduce_to(found.sensitivity[name], shape)
+        # A sum of n derivatives each within its tolerance: the tolerance of the sum.
+        tol = tolerance(subject.dtype, expected, sensitivity) + _reduce_to(
+            tolerance(subject.dtype, found.derivatives[name], found.sensitivity[name]), shape
+        )
+        return compare_arrays(expected, got, tol, dtype=subject.dtype)
