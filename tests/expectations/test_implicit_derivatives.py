@@ -1,0 +1,120 @@
+"""The oracle's pathwise derivatives of draws (DrawLaw.implicit_derivatives, what rsample_grad
+holds a framework to): dx/dθ = −(∂F/∂θ)(x)/f(x) matches the closed forms of location-scale and
+rate families and mpmath's derivative of the regularised incomplete gamma function; draws the
+differences cannot resolve (far tails, 0, subnormals, a scale far below the parameter's step)
+are not judged rather than judged wrongly."""
+
+from __future__ import annotations
+
+import mpmath
+import numpy as np
+import pytest
+from helpers import make_case, run_check, subject_for
+
+NORMAL = """
+- id: n
+  family: Normal
+  params: {loc: [0.0, 10.0, -3.0], scale: [1.0, 0.1, 250.0]}
+  value: [0.5, 10.0, 1.0]
+"""
+EXPONENTIAL = """
+- id: e
+  family: Exponential
+  params: {rate: [0.5, 20.0]}
+  value: [1.0, 0.1]
+"""
+GAMMA = """
+- id: g
+  family: Gamma
+  params: {concentration: [0.3, 2.5, 40.0], rate: [1.0, 2.0, 0.5]}
+  value: [0.5, 1.0, 80.0]
+"""
+
+
+def _law(text: str):
+    return subject_for(make_case(text), "torch", "float32").law
+
+
+def test_location_scale_closed_form() -> None:
+    law = _law(NORMAL)
+    loc, scale = np.array([0.0, 10.0, -3.0]), np.array([1.0, 0.1, 250.0])
+    x = loc + scale * np.array([[-1.3, 0.2, 2.1], [0.7, -2.2, 0.01]])
+    found = law.implicit_derivatives(x.astype(np.float32), ["loc", "scale"])
+    x32 = x.astype(np.float32).astype(np.float64)  # the oracle judges the draws as given
+    assert found.judged.all()
+    np.testing.assert_allclose(found.derivatives["loc"], 1.0, rtol=1e-8)
+    np.testing.assert_allclose(found.derivatives["scale"], (x32 - loc) / scale, rtol=1e-7)
+    # |x ∂g/∂x| for g = (x − loc)/scale is |x|/scale: the tolerance's room for x's rounding.
+    np.testing.assert_allclose(found.sensitivity["scale"], np.abs(x32) / scale, rtol=1e-4)
+
+
+def test_rate_closed_form() -> None:
+    law = _law(EXPONENTIAL)
+    x = np.array([[0.3, 0.01], [4.0, 0.2]])
+    found = law.implicit_derivatives(x, ["rate"])
+    assert found.judged.all()
+    np.testing.assert_allclose(found.derivatives["rate"], -x / np.array([0.5, 20.0]), rtol=1e-8)
+
+
+def test_gamma_concentration_against_mpmath() -> None:
+    law = _law(GAMMA)
+    x = np.array([[0.05, 1.3, 75.0], [0.9, 0.4, 88.0]])
+    found = law.implicit_derivatives(x, ["concentration", "rate"])
+    mpmath.mp.dps = 40
+    for (i, j), xij in np.ndenumerate(x):
+        a, b = [0.3, 2.5, 40.0][j], [1.0, 2.0, 0.5][j]
+
+        def cdf(a_, b_=b, x_=xij):
+            return mpmath.gammainc(a_, 0, b_ * x_, regularized=True)
+
+        density = mpmath.exp(
+            a * mpmath.log(b) + (a - 1) * mpmath.log(xij) - b * xij - mpmath.loggamma(a)
+        )
+        want = -mpmath.diff(cdf, a) / density
+        assert found.judged[i, j]
+        # Richardson on the float64 CDF: about 4e-8 here; float32 is judged to 4e-6.
+        assert float(found.derivatives["concentration"][i, j]) == pytest.approx(
+            float(want), rel=1e-7
+        )
+        assert float(found.derivatives["rate"][i, j]) == pytest.approx(-xij / b, rel=1e-8)
+
+
+def test_draws_the_differences_cannot_resolve_are_not_judged() -> None:
+    law = _law(NORMAL)
+    # Far tail (F = Φ(8) ≈ 1 − 6e-16), exactly 0 and a float32 subnormal at the first element.
+    x = np.array([[8.0, 10.05, 1.0], [0.0, 10.02, 1.0], [1e-40, 10.02, 1.0]], dtype=np.float32)
+    found = law.implicit_derivatives(x, ["loc", "scale"])
+    assert found.judged.tolist() == [[False, True, True], [False, True, True], [False, True, True]]
+
+
+def test_a_scale_far_below_the_parameters_step_is_not_judged_wrongly() -> None:
+    tiny = """
+- id: t
+  family: Normal
+  params: {loc: 0.0, scale: 1.0e-30}
+  value: 0.0
+"""
+    found = _law(tiny).implicit_derivatives(np.array([3e-31, -1e-30]), ["loc"])
+    # Unjudged (no step resolves F at this scale), or judged right: never a wrong number.
+    right = np.isclose(found.derivatives["loc"], 1.0, rtol=1e-6)
+    assert np.all(~found.judged | right)
+
+
+def test_rsample_grad_item_on_torch_passes_and_names_what_it_judged() -> None:
+    result = run_check(make_case(NORMAL), "torch", "float32", "rsample_grad")
+    assert result.passed and not result.skip_reason
+    assert result.metrics["judged_parameters"] == ["loc", "scale"]
+    assert result.metrics["judged_draws"] > 0.9 * 3 * result.metrics["draws_per_element"]
+
+
+def test_a_multi_noise_parameter_is_exempt_with_its_reason() -> None:
+    student = """
+- id: s
+  family: StudentT
+  params: {df: 3.0, loc: 1.0, scale: 2.0}
+  value: 0.5
+"""
+    result = run_check(make_case(student), "torch", "float32", "rsample_grad")
+    assert result.passed
+    assert result.metrics["judged_parameters"] == ["loc", "scale"]
+    assert "chi-square" in result.metrics["exempt"]["df"]
