@@ -81,7 +81,7 @@ IMPLICIT_AGREEMENT = 1e-8
 #: The least change of F (in [0, 1], rounded absolutely to about 1e-16) a difference may rest
 #: on: 1e-7 keeps the quotient's rounding near 1e-9.
 IMPLICIT_RESOLUTION = 1e-7
-#: Relative step of the draw for the derivative's sensitivity to it.
+#: Relative step of the draw (and of the parameters) for the derivative's sensitivity.
 SENSITIVITY_STEP = 1e-4
 
 
@@ -199,7 +199,13 @@ class DrawLaw:
                 slopes = np.stack([np.where(ok_up, np.abs(up - exact), np.nan),
                                    np.where(ok_down, np.abs(exact - down), np.nan)])  # fmt: skip
                 spread = np.max(np.where(np.isnan(slopes), 0.0, slopes), axis=0)
-                sensitivity[name] = np.where(step > 0, spread / step * np.abs(at), 0.0)
+                # And per relative unit of the judged parameters together (a framework rounds
+                # what it computes from them, as the comparison of log_prob allows for).
+                moved = {k: v * (1.0 + SENSITIVITY_STEP) if k in names else v
+                         for k, v in params.items()}  # fmt: skip
+                shifted, ok_moved = self._implicit(moved, at, None, name, unit)
+                by_params = np.where(ok_moved, np.abs(shifted - exact) / SENSITIVITY_STEP, 0.0)
+                sensitivity[name] = np.where(step > 0, spread / step * np.abs(at), 0.0) + by_params
                 derivatives[name] = exact
                 judged &= ok
         return ImplicitDerivatives(derivatives, sensitivity, judged)

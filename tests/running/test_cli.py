@@ -371,7 +371,7 @@ def test_a_run_that_collects_nothing_says_which_filter_removed_everything(tmp_pa
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert "nothing collected: --check removed all" in proc.stdout
     assert (
-        "(they have: broadcast, context, grad, grad_functional, log_prob, sample_fit, sample_shapes, shapes)"
+        "(they have: broadcast, context, grad, grad_functional, log_prob, rsample_grad, sample_fit, sample_shapes, shapes)"
         in proc.stdout
     )
     proc = conformance("run", *narrow, "-k", "nosuchthing", "-n", "0", cwd=tmp_path)
