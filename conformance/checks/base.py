@@ -79,6 +79,9 @@ class Check(ABC):
     single_dtype: ClassVar[str | None] = None
     #: The laws of draws (``reference.Family.law``) the check needs; None: any family.
     law_kinds: ClassVar[frozenset[str] | None] = None
+    #: With ``draws_only``: whether the check needs draws that vary continuously (no item for
+    #: a discrete law, Delta's point mass included).
+    continuous_draws: ClassVar[bool] = False
 
     def unsupported_by(
         self, adapter: Adapter, opted_in: frozenset[Operation] = frozenset()

@@ -76,6 +76,7 @@ class RsampleGradCheck(Check):
     draws_only = True
     single_dtype = "float32"
     law_kinds = frozenset({"cdf"})
+    continuous_draws = True  # a discrete law's draws (Delta's point mass) have no derivative
 
     def unsupported_by(
         self, adapter: Adapter, opted_in: frozenset[Operation] = frozenset()
@@ -152,6 +153,8 @@ class RsampleGradCheck(Check):
             if worst is None or ratio > worst[0]:
                 worst = (ratio, f"per-draw d draw/d {name}", compared)
             summed_judged = self._summed(subject, law, summed, total[name], name)
+            if summed_judged is not None:
+                metrics.setdefault("summed_compared", []).append(name)
             if summed_judged is not None and (
                 float(summed_judged.metrics.get("max_err_over_tol", 0.0)) > worst[0]
             ):

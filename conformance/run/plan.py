@@ -378,9 +378,12 @@ def _applies(check: Check, case: Case, params64, draws_ok: bool) -> bool:
         return True
     if not draws_ok:
         return False
+    family = reference.get_family(case.family)
+    if check.continuous_draws and family.value.discrete:
+        return False
     if check.law_kinds is None:
         return True
-    return reference.get_family(case.family).law(case.parametrization) in check.law_kinds
+    return family.law(case.parametrization) in check.law_kinds
 
 
 def _expand(expansion: _Expansion, case: Case, params64) -> Iterator[ItemSpec]:
