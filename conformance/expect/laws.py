@@ -16,7 +16,7 @@ import numpy as np
 
 from conformance import reference
 from conformance.expect.materialize import Inputs
-from conformance.reference import numdiff
+from conformance.reference import domains, numdiff
 
 
 @dataclass(frozen=True)
@@ -29,6 +29,9 @@ class ProjectedDraws:
     upper: np.ndarray
 
 
+#: The most pmf values a discrete item's cells may sum (support points × batch elements):
+#: beyond it (a Poisson at rate 1e9) the law's CDF is not formed and the item says so.
+PMF_GRID = 2**22
 #: How many units in the last place a draw stands for on either side (see :func:`cell_ends`).
 CELL_ULPS = 2
 
@@ -152,10 +155,42 @@ class DrawLaw:
             inside = np.asarray(self._evaluate(np.where(np.isfinite(value), value, 0.0)).in_support)
         return finite & inside
 
-    def cdf_cells(self, draws: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """F at both ends of each draw's rounding cell (:func:`cell_ends`)."""
+    def cdf_cells(self, draws: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+        """F at both ends of each draw's rounding cell (:func:`cell_ends`); for a discrete law,
+        P(X < k) and P(X ≤ k) at each draw k (its cell is its atom), or None where the pmf
+        cannot be summed that far (:data:`PMF_GRID`)."""
+        if self.kind == reference.PMF:
+            return self._pmf_cells(np.asarray(draws))
         lo, hi = cell_ends(draws)
         return self._evaluate(lo).cdf, self._evaluate(hi).cdf
+
+    def _pmf_cells(self, draws: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+        """The pmf summed from the support's lower end up to each draw, per batch element: one
+        evaluation of the oracle on the grid lower … max(draw) (shape (G, *batch))."""
+        x = draws.astype(np.float64)
+        batch = x.shape[1:]
+        interval = domains.interval(self.family.value.support)
+        ends = [interval.lo] if interval is not None and np.isfinite(interval.lo) else []
+        declared = self.family.support(self.params, self.parametrization).lower
+        if declared is not None:
+            ends.append(declared)
+        if not ends:
+            return None  # an integer law unbounded below: no end to sum from
+        lower = np.broadcast_to(np.maximum.reduce([np.asarray(e, np.float64) for e in ends]), batch)
+        if not (np.all(np.isfinite(x)) and np.all(x == np.round(x)) and np.all(x >= lower)):
+            return None  # the support check reports such draws
+        size = int(np.max(x - lower)) + 1 if x.size else 1
+        if size * max(int(np.prod(batch)), 1) > PMF_GRID:
+            return None
+        grid = lower + np.arange(size, dtype=np.float64).reshape((size,) + (1,) * len(batch))
+        with np.errstate(all="ignore"):
+            pmf = np.exp(np.asarray(self._evaluate(grid).log_prob))
+        pmf = np.where(np.isfinite(pmf), pmf, 0.0)
+        at_most = np.minimum(np.cumsum(pmf, axis=0), 1.0)
+        index = (x - lower).astype(np.int64)
+        upper = np.take_along_axis(at_most, index, axis=0)
+        below = np.clip(upper - np.take_along_axis(pmf, index, axis=0), 0.0, 1.0)
+        return below, upper
 
     def implicit_derivatives(self, draws: np.ndarray, names: list[str]) -> ImplicitDerivatives:
         """dx/dθ of univariate draws ``draws`` (shape (n, *batch)) for each parameter in

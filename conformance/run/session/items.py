@@ -142,6 +142,7 @@ class ConformanceItem(CaseItem):
                     raises=KnownFailureRaised,
                     strict=settings.strict_known_failures
                     and not any(e.failure.flaky for e in self.expected_failures),
+                    run=all(e.failure.run for e in self.expected_failures),
                 )
             )
         self._add_static(**spec.static())
