@@ -321,3 +321,27 @@ def test_a_flaky_entry_that_passes_is_not_a_strict_xpass(
     )
     [record] = data["records"]
     assert record["outcome"] == outcome, record["message"]
+
+
+def test_an_entry_that_says_run_false_xfails_without_running(case_dir, run_suite, pytester) -> None:
+    """``run: false`` (a framework that hangs on these items): xfailed, [NOTRUN], and the
+    framework never called, here an item that would otherwise pass (no XPASS, no time spent)."""
+    kf = pytester.path / "kf.yaml"
+    kf.write_text(
+        "known_failures:\n"
+        "  - id: hangs\n"
+        "    framework: torch\n"
+        "    case: n\n"
+        "    check: log_prob\n"
+        "    kind: timeout\n"
+        "    run: false\n"
+        "    reason: runs for minutes\n"
+    )
+    cases = case_dir({"n.yaml": FLAKY_CASE})
+    _, data = run_suite(
+        cases, "--framework=torch", "--dtype=float64", "--check=log_prob", f"--known-failures={kf}"
+    )
+    [record] = data["records"]
+    assert record["outcome"] == "xfailed"
+    assert record["message"].startswith("[NOTRUN] known failure hangs")
+    assert record["metrics"] in ({}, None)  # nothing was measured: the check never ran
