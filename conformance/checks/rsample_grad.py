@@ -59,6 +59,15 @@ class PathwiseDraws(Protocol):
         ...
 
 
+def _badness(compared: Any) -> float:
+    """A comparison's worst error over tolerance; a failure with no such number (a shape) is
+    infinitely bad, so it is never outranked by a mismatch of values."""
+    ratio = compared.metrics.get("max_err_over_tol")
+    if ratio is None:
+        return 0.0 if compared.ok else float("inf")
+    return float(ratio)
+
+
 def _reduce_to(array: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
     """Sum ``array`` over the leading and broadcast dimensions a parameter of ``shape`` had."""
     lead = array.ndim - len(shape)
@@ -149,22 +158,19 @@ class RsampleGradCheck(Check):
                 subject.dtype, expected, np.where(found.judged, found.sensitivity[name], 0.0)
             )
             compared = compare_arrays(expected, got, tol, dtype=subject.dtype)
-            ratio = float(compared.metrics.get("max_err_over_tol", 0.0))
-            if worst is None or ratio > worst[0]:
-                worst = (ratio, f"per-draw d draw/d {name}", compared)
+            if worst is None or _badness(compared) > worst[0]:
+                worst = (_badness(compared), f"per-draw d draw/d {name}", compared)
             summed_judged = self._summed(subject, law, summed, total[name], name)
             if summed_judged is not None:
                 metrics.setdefault("summed_compared", []).append(name)
-            if summed_judged is not None and (
-                float(summed_judged.metrics.get("max_err_over_tol", 0.0)) > worst[0]
-            ):
+            if summed_judged is not None and _badness(summed_judged) > worst[0]:
                 worst = (
-                    float(summed_judged.metrics["max_err_over_tol"]),
+                    _badness(summed_judged),
                     f"d Σdraws/d {name} of rsample((n,))",
                     summed_judged,
                 )
         assert worst is not None
-        ratio, where, compared = worst
+        _, where, compared = worst
         metrics.update({k: v for k, v in compared.metrics.items()}, worst_derivative=where)
         if compared.ok:
             return CheckResult(True, metrics=metrics)

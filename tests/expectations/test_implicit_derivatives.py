@@ -119,3 +119,18 @@ def test_a_multi_noise_parameter_is_exempt_with_its_reason() -> None:
     assert result.passed
     assert result.metrics["judged_parameters"] == ["loc", "scale"]
     assert "chi-square" in result.metrics["exempt"]["df"]
+
+
+def test_a_summed_gradient_of_the_wrong_shape_fails_even_when_the_per_draw_ones_pass() -> None:
+    """The gradient of rsample((n,))'s sum must have the parameter's shape: a framework that
+    returns it per draw fails as a shape mismatch, never outranked by passing values."""
+    from conformance.adapters.torch.adapter import TorchAdapter
+
+    class SummedPerDraw(TorchAdapter):
+        def pathwise_draws(self, binding, params, names, n, seed):
+            each, per_draw, summed, total = super().pathwise_draws(binding, params, names, n, seed)
+            return each, per_draw, summed, {k: g.expand(n, *g.shape) for k, g in total.items()}
+
+    result = run_check(make_case(NORMAL), "torch", "float32", "rsample_grad", SummedPerDraw())
+    assert not result.passed and result.kind == "shape", result.message
+    assert "Σdraws" in result.message
