@@ -47,7 +47,10 @@ def worker_changes(run_suite, tmp_path: Path, monkeypatch, *args: str) -> tuple[
 def test_each_worker_runs_contiguous_shares_of_the_items(run_suite, tmp_path, monkeypatch) -> None:
     changes, scheduler = worker_changes(run_suite, tmp_path, monkeypatch, "-n", "2")
     assert scheduler == "WorkStealingScheduling"
-    assert changes <= 6  # a share each, and what an idle worker took from the other's back
+    # A share each, and what an idle worker took from the other's back: a few changes (2 to 6
+    # seen), bounded loosely so a loaded machine's extra steals do not fail it; handing the 160
+    # items out in turn would make about 160.
+    assert changes <= 16
 
 
 def test_a_dist_mode_the_user_gives_is_kept(run_suite, tmp_path, monkeypatch) -> None:
