@@ -69,6 +69,15 @@ class Case:
         return self.spec.family
 
     @cached_property
+    def differentiable_parameters(self) -> tuple[str, ...]:
+        """The parameters that are neither integer-valued, static nor declared
+        non-differentiable, whatever ``grad_wrt`` chooses for log_prob's gradient (what a
+        draw's pathwise derivative may be taken by)."""
+        family = reference.get_family(self.family)
+        why_not = differentiable(self.spec, family, self.parametrization)
+        return tuple(k for k, why in why_not.items() if not why and k != "value")
+
+    @cached_property
     def differentiable_inputs(self) -> tuple[str, ...]:
         """The inputs a gradient check differentiates, in the family's order: the case's
         ``grad_wrt`` if it has one, else every input that is neither integer-valued nor static."""

@@ -96,17 +96,10 @@ class RsampleGradCheck(Check):
 
     def _names(self, subject: Subject) -> tuple[list[str], dict[str, str]]:
         """The parameters judged, and those the adapter exempts (with why)."""
-        inputs = subject.inputs
         adapter = subject.adapter
         assert isinstance(adapter, PathwiseDraws)
         exempt = dict(adapter.pathwise_exempt(subject.law.family.name))
-        names = [
-            k
-            for k in inputs.params
-            if inputs.param_dtypes.get(k, "float") == "float"
-            and k not in inputs.static
-            and k not in exempt
-        ]
+        names = [k for k in subject.case.differentiable_parameters if k not in exempt]
         return names, exempt
 
     def evaluate(self, subject: Subject) -> CheckResult:

@@ -220,6 +220,7 @@ class DrawLaw:
                 & (density > 0)
             )
             at = np.where(bulk, x, np.nan)
+            at_draws = self._evaluate_at(params, at)  # shared by every parameter's derivative
             # A step of x well inside the law's local width (min(F, 1 − F)/f), so F at the
             # shifted draw is resolved too; the sensitivity is per relative unit of x.
             width = np.minimum(F, 1.0 - F) / density
@@ -228,9 +229,9 @@ class DrawLaw:
             derivatives, sensitivity = {}, {}
             for name in names:
                 unit = numdiff.step_scale(info[name].domain, params[name])
-                exact, ok = self._implicit(params, at, density, name, unit)
-                up, ok_up = self._implicit(params, at + step, None, name, unit)
-                down, ok_down = self._implicit(params, at - step, None, name, unit)
+                exact, ok = self._implicit(params, at, name, unit, at_draws)
+                up, ok_up = self._implicit(params, at + step, name, unit)
+                down, ok_down = self._implicit(params, at - step, name, unit)
                 slopes = np.stack([np.where(ok_up, np.abs(up - exact), np.nan),
                                    np.where(ok_down, np.abs(exact - down), np.nan)])  # fmt: skip
                 spread = np.max(np.where(np.isnan(slopes), 0.0, slopes), axis=0)
@@ -238,20 +239,23 @@ class DrawLaw:
                 # what it computes from them, as the comparison of log_prob allows for).
                 moved = {k: v * (1.0 + SENSITIVITY_STEP) if k in names else v
                          for k, v in params.items()}  # fmt: skip
-                shifted, ok_moved = self._implicit(moved, at, None, name, unit)
+                shifted, ok_moved = self._implicit(moved, at, name, unit)
                 by_params = np.where(ok_moved, np.abs(shifted - exact) / SENSITIVITY_STEP, 0.0)
                 sensitivity[name] = np.where(step > 0, spread / step * np.abs(at), 0.0) + by_params
                 derivatives[name] = exact
                 judged &= ok
         return ImplicitDerivatives(derivatives, sensitivity, judged)
 
-    def _implicit(self, params, at, density, name, unit) -> tuple[np.ndarray, np.ndarray]:
+    def _implicit(
+        self, params, at, name, unit, base: reference.Evaluation | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
         """−(∂F/∂θ)/f at ``at`` for parameter ``name``, and where its differences converged."""
-        if density is None:
-            density = np.exp(np.asarray(self._evaluate_at(params, at).log_prob))
+        if base is None:
+            base = self._evaluate_at(params, at)
         best = np.full(at.shape, np.nan)
         done = np.zeros(at.shape, dtype=bool)
-        for first in self._first_steps(params, at, density, name, unit):
+        density = np.exp(np.asarray(base.log_prob))
+        for first in self._first_steps(params, at, np.asarray(base.cdf), name, unit):
             rows: list[list[np.ndarray]] = []
             for level in range(IMPLICIT_LEVELS):
                 h = first / 2.0**level
@@ -275,14 +279,13 @@ class DrawLaw:
         value = -best / density
         return value, done & np.isfinite(value)
 
-    def _first_steps(self, params, at, density, name, unit) -> list[np.ndarray]:
+    def _first_steps(self, params, at, F, name, unit) -> list[np.ndarray]:
         """Richardson's first steps to try: one sized to the law (moving F by a hundredth of
         its smaller tail at the slope one probe measures; a location 0 with scale 250 needs
         steps far above the location's unit), then :data:`IMPLICIT_STEPS` of the unit."""
         probe = unit * IMPLICIT_STEPS[0]
         plus, minus = dict(params), dict(params)
         plus[name], minus[name] = params[name] + probe, params[name] - probe
-        F = np.asarray(self._evaluate_at(params, at).cdf)
         change = np.asarray(self._evaluate_at(plus, at).cdf) - np.asarray(
             self._evaluate_at(minus, at).cdf
         )
