@@ -5,7 +5,10 @@ then by the law's kind (``conformance/checks/gof.py`` has the statistics):
 
 * a univariate family with a CDF: Kolmogorov–Smirnov against the DKWM bound, and the mean and
   the sum of squares of the normal scores Φ⁻¹(F(x));
-* a multivariate family: the univariate tests on one-dimensional projections with known laws.
+* a multivariate family: the univariate tests on one-dimensional projections with known laws;
+  a discrete vector law (Multinomial, OneHotCategorical, DirichletMultinomial) on its counts'
+  projections (Binomial, BetaBinomial, the hot index's Categorical), each count standing for
+  its atom as a scalar discrete law's draw does.
 
 Every test runs at :data:`~conformance.checks.gof.ITEM_ALPHA` divided by the item's number of
 tests (Bonferroni over batch elements, tests and projections); the message names the worst

@@ -311,8 +311,10 @@ class DrawLaw:
         ):
             with np.errstate(all="ignore"):
                 values = np.asarray(projection.apply(np.asarray(draws, dtype=np.float64)))
-                # Projections are computed in float64 from the draws: their cells are float64's.
-                lo, hi = cell_ends(values)
-                lower, upper = projection.cdf(lo), projection.cdf(hi)
+                if projection.discrete:  # a count's cell is its atom
+                    lower, upper = projection.cdf(values - 1.0), projection.cdf(values)
+                else:  # computed in float64 from the draws: the cells are float64's
+                    lo, hi = cell_ends(values)
+                    lower, upper = projection.cdf(lo), projection.cdf(hi)
             found.append(ProjectedDraws(projection.name, values, lower, upper))
         return found

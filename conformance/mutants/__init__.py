@@ -23,6 +23,11 @@ TORCH_NORMAL = (
 )
 TORCH_NORMAL_DRAWS = ("--framework=torch", "--family=Normal", "--check=sample_shapes,sample_fit")
 TORCH_NORMAL_PATHWISE = ("--framework=torch", "--family=Normal", "--check=sample_fit,rsample_grad")
+TORCH_ONE_HOT_DRAWS = (
+    "--framework=torch",
+    "--family=OneHotCategorical",
+    "--check=log_prob,sample_fit",
+)
 NUMPYRO_NORMAL = ("--framework=numpyro", "--family=Normal", "--check=log_prob,eager")
 NUMPYRO_NORMAL_DRAWS = (
     "--framework=numpyro",
@@ -233,6 +238,17 @@ CATALOGUE: tuple[Mutant, ...] = (
         killers=("*/normal.yaml::scalar[torch-float32-rsample_grad]",),
         spared=("*-sample_fit]",),
         kinds=(Kind.GRAD,),
+    ),
+    Mutant(
+        name="one-hot-draws-probs-as-logits",
+        title="draws only: OneHotCategorical.sample reads its probabilities as logits",
+        replicates="a discrete vector sampler whose law is off while log_prob is right",
+        framework="torch",
+        apply=torch_mutants.apply_one_hot_draws_probs_as_logits,
+        selection=TORCH_ONE_HOT_DRAWS,
+        killers=("*/one_hot_categorical.yaml::probs-every-category[torch-float64-sample_fit]",),
+        spared=("*-log_prob]",),
+        kinds=(Kind.FIT,),
     ),
     Mutant(
         name="numpyro-draws-scale-5pc",

@@ -218,6 +218,23 @@ def apply_normal_rsample_grad_half(patch: Patcher) -> None:
     patch.setattr(Normal, "rsample", rsample)
 
 
+def apply_one_hot_draws_probs_as_logits(patch: Patcher) -> None:
+    """OneHotCategorical.sample draws its categories with the probabilities read as logits (a
+    probs/logits mix-up in the sampler only): log_prob is right, the draws' law is the softmax
+    of the probabilities (0.29, 0.32, 0.39 for 0.2, 0.3, 0.5)."""
+    import torch
+    from torch.distributions import Categorical, OneHotCategorical
+
+    def sample(self: Any, sample_shape: Any = ()) -> Any:
+        sample_shape = torch.Size(sample_shape)
+        probs = self._categorical.probs
+        drawn = Categorical(logits=probs)  # MUTATION: torch samples self._categorical
+        indices = drawn.sample(sample_shape)
+        return torch.nn.functional.one_hot(indices, probs.size(-1)).to(probs)
+
+    patch.setattr(OneHotCategorical, "sample", sample)
+
+
 def apply_normal_draws_ignore_sample_shape(patch: Patcher) -> None:
     """Normal's sample and rsample drop sample_shape: one draw of batch_shape whatever is
     asked (the shape bookkeeping of a port that reads sample_shape from the wrong argument)."""

@@ -120,11 +120,14 @@ class Projection:
 
     ``apply`` maps values (..., *event) to the statistic (...); ``cdf`` gives the statistic's
     CDF at such numbers, its arguments broadcasting with the batch the projection was made for.
+    A ``discrete`` statistic takes whole numbers (a Multinomial's count): each value k stands
+    for its atom, [P(X < k), P(X ≤ k)] = [cdf(k − 1), cdf(k)], not for a rounding cell.
     """
 
     name: str
     apply: Callable[[np.ndarray], np.ndarray]
     cdf: Callable[[np.ndarray], np.ndarray]
+    discrete: bool = False
 
 
 #: The laws draws are held to (:meth:`Family.law`): a univariate CDF, a probability mass
@@ -517,8 +520,8 @@ class Family(ABC):
             return ""
         if self._overrides("_cdf"):
             return CDF
-        if self.value.discrete:
-            return PMF
+        if self.value.discrete and not (self.value.event_rank and self._overrides("_projections")):
+            return PMF  # a discrete vector law with projections is held to them (below)
         if self._overrides("_projections"):
             return PROJECTIONS
         return ""

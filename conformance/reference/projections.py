@@ -168,3 +168,70 @@ def _correlation(
 def gram(factor: np.ndarray) -> np.ndarray:
     """L Lᵀ of a Cholesky-factor draw."""
     return factor @ np.swapaxes(factor, -1, -2)
+
+
+# ----- counts: discrete statistics (Projection.discrete) --------------------------------------
+def counts_in(categories: list[int]) -> Callable[[np.ndarray], np.ndarray]:
+    """The draw's counts in ``categories`` added (one category: its count)."""
+    chosen = np.asarray(categories)
+
+    def apply(x: np.ndarray) -> np.ndarray:
+        return x[..., chosen].sum(-1)
+
+    return apply
+
+
+def count_groups(d: int) -> list[tuple[str, list[int]]]:
+    """Which counts of d categories are tested: the first and the last category, and with four
+    or more categories the first half together (the counts sum to the total, so with two
+    categories the last repeats the first, with three the half repeats the last)."""
+    found = [("x[0]", [0])] + ([(f"x[{d - 1}]", [d - 1])] if d > 2 else [])
+    if d >= 4:
+        found.append((f"x[0] + … + x[{d // 2 - 1}]", list(range(d // 2))))
+    return found
+
+
+def binomial_cdf(total: np.ndarray, q: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
+    """P(X ≤ k) for X ~ Binomial(total, q), at any real k (read as ⌊k⌋)."""
+
+    def cdf(k: np.ndarray) -> np.ndarray:
+        k = np.floor(k)
+        with np.errstate(all="ignore"):
+            inner = special.bdtr(np.clip(k, 0.0, np.maximum(total - 1.0, 0.0)), total, q)
+        return np.where(k < 0, 0.0, np.where(k >= total, 1.0, inner))
+
+    return cdf
+
+
+def tabulated_cdf(pmf: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
+    """P(X ≤ k) of a law on 0 … G − 1 given its pmf table (G, *batch), at values k whose
+    trailing dims broadcast with the batch (any real k, read as ⌊k⌋)."""
+    table = np.minimum(np.cumsum(pmf, axis=0), 1.0)
+    top, batch = table.shape[0] - 1, table.shape[1:]
+
+    def cdf(k: np.ndarray) -> np.ndarray:
+        k = np.floor(np.asarray(k, dtype=np.float64))
+        lead = k.shape[: max(k.ndim - len(batch), 0)]
+        k = np.broadcast_to(k, lead + np.broadcast_shapes(k.shape[len(lead) :], batch))
+        index = np.clip(k, 0, top).astype(np.int64).reshape((-1, *batch))
+        at = np.take_along_axis(table, index, axis=0).reshape(k.shape)
+        return np.where(k < 0, 0.0, np.where(k >= top, 1.0, at))
+
+    return cdf
+
+
+def beta_binomial_pmf(total: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The BetaBinomial(total, a, b) pmf on 0 … max(total), shape (max + 1, *batch); 0 above
+    each element's own total."""
+    total, a, b = np.broadcast_arrays(*(np.asarray(v, np.float64) for v in (total, a, b)))
+    top = int(np.max(total)) if total.size else 0
+    j = np.arange(top + 1, dtype=np.float64).reshape((-1,) + (1,) * total.ndim)
+    with np.errstate(all="ignore"):
+        log_pmf = (
+            special.gammaln(total + 1.0)
+            - special.gammaln(j + 1.0)
+            - special.gammaln(total - j + 1.0)
+            + special.betaln(j + a, total - j + b)
+            - special.betaln(a, b)
+        )
+        return np.where(j <= total, np.exp(log_pmf), 0.0)

@@ -385,7 +385,7 @@ def _applies(check: Check, case: Case, params64, draws_ok: bool) -> bool:
         return True
     law = family.law(case.parametrization)
     if law == reference.PMF and family.value.event_rank > 0:
-        return False  # a discrete law is tested on its transform for scalar values only
+        return False  # a discrete vector law without projections (one with: PROJECTIONS)
     return law in check.law_kinds
 
 

@@ -66,8 +66,8 @@ def test_cases_with_the_same_parameters_share_an_item() -> None:
 
 
 def test_a_family_without_a_law_gets_shapes_alone() -> None:
-    """HorseshoePrior declares no law (no_law); Geometric's (a scalar pmf) is fitted; a
-    discrete vector law (Multinomial) is not yet."""
+    """HorseshoePrior declares no law (no_law); Geometric's (a scalar pmf) is fitted, and a
+    discrete vector law (Multinomial) on its counts' projections."""
     by_family = {(s.case.family, s.check.name) for s in _specs()}
     assert ("HorseshoePrior", CheckName.SAMPLE_SHAPES) in by_family
     assert ("HorseshoePrior", CheckName.SAMPLE_FIT) not in by_family
@@ -77,7 +77,7 @@ def test_a_family_without_a_law_gets_shapes_alone() -> None:
             "--check=sample_shapes,sample_fit"]  # fmt: skip
     found = plan(Settings.from_sources(parse_options(argv)[0], {}), root=REPO)
     checks = {s.check.name for s in found if isinstance(s, CheckSpec)}
-    assert checks == {CheckName.SAMPLE_SHAPES}
+    assert checks == {CheckName.SAMPLE_SHAPES, CheckName.SAMPLE_FIT}
 
 
 def test_families_with_nothing_to_draw_get_no_sampling_items() -> None:

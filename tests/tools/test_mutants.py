@@ -97,6 +97,11 @@ def test_torchsharp_mutant_fails_with_the_upstream_message(kill_table) -> None:
         ("batch-shape-from-loc", "params-cross-broadcast[torch-float64-shapes]", {"shapes"}),
         ("numpyro-draws-scale-5pc", "scalar[numpyro-float64-sample_fit]", {"sample_fit"}),
         ("rsample-grad-half", "scalar[torch-float32-rsample_grad]", {"rsample_grad"}),
+        (
+            "one-hot-draws-probs-as-logits",
+            "probs-every-category[torch-float64-sample_fit]",
+            {"sample_fit"},
+        ),
     ],
 )
 def test_each_mutant_is_killed_by_the_checks_that_should(kill_table, name, killer, checks) -> None:

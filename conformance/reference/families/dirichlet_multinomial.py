@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core import Arrays, Family, Options, ParamInfo, Support, ValueInfo
+from .. import projections
+from ..core import Arrays, Family, Options, ParamInfo, Projection, Support, ValueInfo
 from .binomial import digamma_diff, log_rising
 from .multinomial import log_multinomial_coefficient
 
@@ -39,6 +40,19 @@ class DirichletMultinomial(Family):
         total = alpha.sum(-1, keepdims=True)
         d = digamma_diff(alpha, value) - digamma_diff(total, n[..., None])
         return {"concentration": d}
+
+    def _projections(self, params, parametrization, options) -> list[Projection]:
+        # Counts in a set S of categories ~ BetaBinomial(n, α_S, α₀ − α_S): the Dirichlet's
+        # aggregation property, then the Multinomial's.
+        alpha, total = params["concentration"], params["total_count"]
+        alpha_0 = alpha.sum(-1)
+        found = []
+        for name, chosen in projections.count_groups(alpha.shape[-1]):
+            a = alpha[..., chosen].sum(-1)
+            pmf = projections.beta_binomial_pmf(total, a, alpha_0 - a)
+            cdf = projections.tabulated_cdf(pmf)
+            found.append(Projection(name, projections.counts_in(chosen), cdf, discrete=True))
+        return found
 
     def _sample(self, params, shape, rng, parametrization):
         g = rng.gamma(params["concentration"])

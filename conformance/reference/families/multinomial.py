@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core import Arrays, Family, Options, ParamInfo, Support, ValueInfo
+from .. import projections
+from ..core import Arrays, Family, Options, ParamInfo, Projection, Support, ValueInfo
 from .binomial import log_binomial_coefficient
 from .categorical import (
     NORMALIZE_OPTION,
@@ -54,6 +55,18 @@ class Multinomial(Family):
         weights, kind = weights_of(params)
         normalize = options.get("normalize_probs", False)
         return {kind: category_log_probs_vjp(weights, kind, normalize, value)}
+
+    def _projections(self, params, parametrization, options) -> list[Projection]:
+        # Counts in a set S of categories ~ Binomial(n, Σ_S q), q the normalised weights (what
+        # every framework draws from, whatever its log_prob does with unnormalised ones).
+        weights, kind = weights_of(params)
+        q = np.exp(category_log_probs(weights, kind, True))
+        total = np.asarray(params["total_count"], np.float64)
+        return [
+            Projection(name, projections.counts_in(chosen),
+                       projections.binomial_cdf(total, q[..., chosen].sum(-1)), discrete=True)
+            for name, chosen in projections.count_groups(q.shape[-1])
+        ]  # fmt: skip
 
     def _sample(self, params, shape, rng, parametrization):
         weights, kind = weights_of(params)

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core import Arrays, Family, Options, ParamInfo, Support, ValueInfo
+from .. import projections
+from ..core import Arrays, Family, Options, ParamInfo, Projection, Support, ValueInfo
 from .categorical import (
     NORMALIZE_OPTION,
     category_log_probs,
@@ -48,6 +49,18 @@ class OneHotCategorical(Family):
         counts = one_hot(np.argmax(value, axis=-1), weights.shape[-1])
         normalize = options.get("normalize_probs", False)
         return {kind: category_log_probs_vjp(weights, kind, normalize, counts)}
+
+    def _projections(self, params, parametrization, options) -> list[Projection]:
+        # The hot index: a one-hot draw is its index, whose law is the normalised weights.
+        weights, kind = weights_of(params)
+        q = np.exp(category_log_probs(weights, kind, True))
+        d = q.shape[-1]
+
+        def index(x: np.ndarray) -> np.ndarray:
+            return x @ np.arange(d, dtype=np.float64)
+
+        cdf = projections.tabulated_cdf(np.moveaxis(q, -1, 0))
+        return [Projection("hot index", index, cdf, discrete=True)]
 
     def _sample(self, params, shape, rng, parametrization):
         weights, kind = weights_of(params)
