@@ -58,3 +58,27 @@ def test_the_sampling_checks_pass_on_numpyros_normal(check: str) -> None:
         assert result.metrics["draws"]["rsample(2, 3)"] == {"shape": [2, 3, 2], "dtype": dtype}
     else:
         assert result.metrics["draws_per_element"] >= 2**11
+
+
+def test_pathwise_gradients_of_compiled_draws_for_cases_of_one_size() -> None:
+    """rsample_grad on NumPyro: the per-draw and summed gradients of compiled draws pass for
+    two cases whose batches have the same size and different shapes ((1, 4) and (4,): the same
+    draws per element), so one compiled function serves both and must read its shapes from
+    the trace, not from the first case it met."""
+    wide = """
+- id: wide
+  family: Normal
+  params: {loc: [[0.5, -1.0, 2.0, 0.0]], scale: [[1.0]]}
+  value: [[0.0, 1.0, 2.0, 3.0]]
+"""
+    flat = """
+- id: flat
+  family: Normal
+  params: {loc: [0.5, -1.0, 2.0, 0.0], scale: 2.0}
+  value: [0.0, 1.0, 2.0, 3.0]
+"""
+    for text in (wide, flat):
+        result = run_check(make_case(text), "numpyro", "float32", "rsample_grad")
+        assert result.passed and not result.skip_reason, result.message
+        assert result.metrics["judged_parameters"] == ["loc", "scale"]
+        assert result.metrics["draws_per_element"] == 128

@@ -465,6 +465,57 @@ class NumpyroAdapter(NumpyroContexts, Adapter):
             key = jax.device_put(key, next(iter(leaf.devices())))
         return list(self._call(("draw", asked), binding, static, make, arrays, key))
 
+    #: Parameters whose draws are not one noise's monotone map (see
+    #: :class:`conformance.checks.rsample_grad.PathwiseDraws`), with the reason.
+    pathwise_exempt_parameters: ClassVar[Mapping[str, Mapping[str, str]]] = {
+        "StudentT": {
+            "df": "StudentT.sample multiplies a normal draw by the root of df over a chi-square "
+            "draw (two noises): its derivative by df depends on both, not on the draw alone",
+        },
+        "Beta": {  # Beta and BetaProportion (mean, concentration)
+            name: "Beta.sample is the first coordinate of a Dirichlet draw, two Gamma draws "
+            "normalised (two noises): its derivatives by the parameters depend on both"
+            for name in ("concentration1", "concentration0", "mean", "concentration")
+        },
+    }
+
+    def pathwise_exempt(self, family: str) -> Mapping[str, str]:
+        return self.pathwise_exempt_parameters.get(family, {})
+
+    def pathwise_draws(self, binding, params, names, n, seed):
+        """Reparameterised draws and their derivatives, in one compiled function as a jitted
+        SVI step takes them (``jax.grad`` through ``rsample``): ``rsample(key)`` with every
+        parameter in ``names`` broadcast to (n, *batch), so the gradient of the draws' sum gives
+        each draw's own derivative, and ``rsample(key, (n,))`` with the gradient of its sum."""
+        import jax
+        import jax.numpy as jnp
+
+        arrays, static = self._arrays_and_static(params)
+        wrt = tuple(k for k in names if k in arrays)
+
+        def make() -> Any:
+            def pathwise(a: dict[str, Any], key: Any) -> tuple:
+                def draws(given: dict[str, Any], shape: tuple[int, ...]) -> tuple[Any, Any]:
+                    x = self._distribution(binding, {**static, **a, **given}).rsample(key, shape)
+                    return x.sum(), x
+
+                # The parameters' broadcast shape, read from the traced shapes (a function is
+                # reused across cases: nothing shape-dependent may be closed over).
+                batch = jnp.broadcast_shapes(*(jnp.shape(v) for v in a.values()))
+                own = {k: jnp.broadcast_to(a[k], (n, *batch)) for k in wrt}
+                per_draw, each = jax.grad(draws, has_aux=True)(own, ())
+                shared = {k: a[k] for k in wrt}
+                total, summed = jax.grad(draws, has_aux=True)(shared, (n,))
+                return each, per_draw, summed, total
+
+            return pathwise
+
+        key = jax.random.PRNGKey(seed)
+        leaf = next(iter(jax.tree_util.tree_leaves(arrays)), None)
+        if leaf is not None:
+            key = jax.device_put(key, next(iter(leaf.devices())))
+        return self._call(("pathwise", wrt, n), binding, static, make, arrays, key)
+
     def draw_shapes(self, binding, params, requests):
         """The draws' shapes and dtypes by tracing the same function (``jax.eval_shape``):
         under ``jax.jit`` they are fixed at trace time, so no sampler is compiled for them."""
