@@ -477,6 +477,22 @@ class NumpyroAdapter(NumpyroContexts, Adapter):
             "normalised (two noises): its derivatives by the parameters depend on both"
             for name in ("concentration1", "concentration0", "mean", "concentration")
         },
+        "AsymmetricLaplace": {
+            "asymmetry": "AsymmetricLaplace.sample is loc - scale·asymmetry·u + scale/asymmetry·v "
+            "with two exponential draws u, v (two noises): its derivative by asymmetry, "
+            "-scale·(u + v/asymmetry²), depends on both, not on the draw alone",
+        },
+        "AsymmetricLaplaceQuantile": {
+            "quantile": "AsymmetricLaplaceQuantile.sample is AsymmetricLaplace's, whose "
+            "asymmetry and scale the quantile sets (two exponential draws, two noises): its "
+            "derivative by quantile depends on both, not on the draw alone",
+        },
+        "FoldedDistribution": {
+            name: "FoldedDistribution.sample is |y| of a Normal draw y, a map not monotone in "
+            "the noise: d|y|/dθ = sign(y)·dy/dθ depends on the sign the draw lost, not on the "
+            "draw alone"
+            for name in ("loc", "scale")
+        },
     }
 
     def pathwise_exempt(self, family: str) -> Mapping[str, str]:
