@@ -34,6 +34,11 @@ NUMPYRO_NORMAL_DRAWS = (
     "--family=Normal",
     "--check=sample_shapes,sample_fit",
 )
+NUMPYRO_NORMAL_PATHWISE = (
+    "--framework=numpyro",
+    "--family=Normal",
+    "--check=sample_fit,rsample_grad",
+)
 
 CATALOGUE: tuple[Mutant, ...] = (
     Mutant(
@@ -236,6 +241,18 @@ CATALOGUE: tuple[Mutant, ...] = (
         apply=torch_mutants.apply_normal_rsample_grad_half,
         selection=TORCH_NORMAL_PATHWISE,
         killers=("*/normal.yaml::scalar[torch-float32-rsample_grad]",),
+        spared=("*-sample_fit]",),
+        kinds=(Kind.GRAD,),
+    ),
+    Mutant(
+        name="numpyro-rsample-grad-half",
+        title="draws' gradients only: NumPyro's Normal.sample with half its pathwise gradient",
+        replicates="a compiled reparameterised sampler whose draws are right and whose "
+        "derivatives are not",
+        framework="numpyro",
+        apply=numpyro_mutants.apply_normal_rsample_grad_half,
+        selection=NUMPYRO_NORMAL_PATHWISE,
+        killers=("*/normal.yaml::scalar[numpyro-float32-rsample_grad]",),
         spared=("*-sample_fit]",),
         kinds=(Kind.GRAD,),
     ),

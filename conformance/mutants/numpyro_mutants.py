@@ -221,3 +221,18 @@ def apply_normal_draws_scale(patch: Patcher) -> None:
         return self.loc + eps * self.scale * 1.05  # MUTATION: NumPyro has eps * self.scale
 
     patch.setattr(Normal, "sample", sample)
+
+
+def apply_normal_rsample_grad_half(patch: Patcher) -> None:
+    """Normal's sample with the same draws but half their pathwise gradient (by loc and by
+    scale): every value, law and log_prob check passes; only the derivatives of the draws that
+    ``jax.grad`` takes through the compiled sampler are off."""
+    from jax import lax, random
+    from numpyro.distributions import Normal
+
+    def sample(self: Any, key: Any, sample_shape: Any = ()) -> Any:
+        eps = random.normal(key, shape=sample_shape + self.batch_shape + self.event_shape)
+        x = self.loc + eps * self.scale
+        return lax.stop_gradient(x) + 0.5 * (x - lax.stop_gradient(x))  # MUTATION: NumPyro's x
+
+    patch.setattr(Normal, "sample", sample)

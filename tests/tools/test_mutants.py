@@ -97,6 +97,7 @@ def test_torchsharp_mutant_fails_with_the_upstream_message(kill_table) -> None:
         ("batch-shape-from-loc", "params-cross-broadcast[torch-float64-shapes]", {"shapes"}),
         ("numpyro-draws-scale-5pc", "scalar[numpyro-float64-sample_fit]", {"sample_fit"}),
         ("rsample-grad-half", "scalar[torch-float32-rsample_grad]", {"rsample_grad"}),
+        ("numpyro-rsample-grad-half", "scalar[numpyro-float32-rsample_grad]", {"rsample_grad"}),
         (
             "one-hot-draws-probs-as-logits",
             "probs-every-category[torch-float64-sample_fit]",
