@@ -259,6 +259,7 @@ def test_every_mutant_applies_and_undoes_cleanly(name: str) -> None:
     watched = {
         "torch.MVN": torch.distributions.MultivariateNormal.__dict__.copy(),
         "torch.Normal": torch.distributions.Normal.__dict__.copy(),
+        "torch.OneHotCategorical": torch.distributions.OneHotCategorical.__dict__.copy(),
         "mvn module": vars(torch.distributions.multivariate_normal).copy(),
         "numpyro.Normal": numpyro.distributions.Normal.__dict__.copy(),
         "numpyro.BernoulliProbs": numpyro.distributions.discrete.BernoulliProbs.__dict__.copy(),
@@ -267,6 +268,7 @@ def test_every_mutant_applies_and_undoes_cleanly(name: str) -> None:
     current = {
         "torch.MVN": lambda: torch.distributions.MultivariateNormal.__dict__,
         "torch.Normal": lambda: torch.distributions.Normal.__dict__,
+        "torch.OneHotCategorical": lambda: torch.distributions.OneHotCategorical.__dict__,
         "mvn module": lambda: vars(torch.distributions.multivariate_normal),
         "numpyro.Normal": lambda: numpyro.distributions.Normal.__dict__,
         "numpyro.BernoulliProbs": lambda: numpyro.distributions.discrete.BernoulliProbs.__dict__,
