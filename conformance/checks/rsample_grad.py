@@ -110,6 +110,15 @@ class RsampleGradCheck(Check):
             return CheckResult(
                 True, skip_reason=f"no parameter judged draw by draw (exempt: {exempt})"
             )
+        info = subject.law.family.parametrizations[subject.law.parametrization]
+        if shaped := [k for k, p in info.items() if p.shape_only]:
+            # ExpandedDistribution's batch is expand_to's shape: parameters copied per draw,
+            # (n, *batch), cannot expand to it, so the per-draw derivatives cannot be asked for.
+            return CheckResult(
+                True,
+                skip_reason=f"{', '.join(shaped)} sets the batch by its shape: the parameters "
+                "cannot be copied per draw against it",
+            )
         batch = tuple(subject.expected.batch_shape)
         elements = int(np.prod(batch)) if batch else 1
         n = max(FEWEST, DRAWS // elements)

@@ -210,7 +210,7 @@ class DrawLaw:
         tiny = np.finfo(raw.dtype).tiny if raw.dtype.kind == "f" else 0.0
         with np.errstate(all="ignore"):
             found = self._evaluate_at(params, x)
-            F, density = np.asarray(found.cdf), np.exp(np.asarray(found.log_prob))
+            F, density = np.asarray(found.cdf), self._density(params, x, found)
             bulk = (
                 np.isfinite(x)
                 & (np.abs(x) >= tiny)
@@ -254,7 +254,7 @@ class DrawLaw:
             base = self._evaluate_at(params, at)
         best = np.full(at.shape, np.nan)
         done = np.zeros(at.shape, dtype=bool)
-        density = np.exp(np.asarray(base.log_prob))
+        density = self._density(params, at, base)
         for first in self._first_steps(params, at, np.asarray(base.cdf), name, unit):
             rows: list[list[np.ndarray]] = []
             for level in range(IMPLICIT_LEVELS):
@@ -294,6 +294,14 @@ class DrawLaw:
         if self.family.parametrizations[self.parametrization][name].domain != "real":
             sized = np.minimum(sized, 0.5 * unit)  # never a step that leaves the domain
         return [sized, *(unit * share for share in IMPLICIT_STEPS)]
+
+    def _density(
+        self, params: dict[str, np.ndarray], value: np.ndarray, found: reference.Evaluation
+    ) -> np.ndarray:
+        """The draws' density at ``value``: the family's own where log_prob is not it
+        (:meth:`reference.Family.draw_log_density`), else exp(log_prob) of ``found``."""
+        own = self.family.draw_log_density(params, value, self.parametrization, self.options)
+        return np.exp(np.asarray(found.log_prob if own is None else own))
 
     def _evaluate_at(
         self, params: dict[str, np.ndarray], value: np.ndarray

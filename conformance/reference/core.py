@@ -35,6 +35,10 @@ class ParamInfo:
     #: Values inside the domain where the density changes form at the support's end (Gamma's
     #: concentration 1: the density at 0 goes from +inf to rate to 0): edges worth a case.
     form_changes: tuple[float, ...] = ()
+    #: Read for its shape alone (ExpandedDistribution's ``expand_to``: the target batch shape),
+    #: so its values carry no batch and copies of the other parameters per draw cannot be
+    #: expressed against it.
+    shape_only: bool = False
 
     @property
     def differentiable(self) -> bool:
@@ -560,6 +564,15 @@ class Family(ABC):
     ) -> list[Projection]:
         """Projections of a draw with known laws, for parameters broadcast to the batch."""
         raise OracleError(f"{self.name} declares no projections")
+
+    def draw_log_density(
+        self, params: Arrays, value: np.ndarray, parametrization: str, options: Options
+    ) -> np.ndarray | None:
+        """The log density of the draws' law at ``value`` (inputs broadcast to one shape), where
+        log_prob is not it; None (the default) where it is. A masked-out position of NumPyro's
+        MaskedDistribution scores 0 whatever its value, while its draws keep the base's law:
+        the implicit derivative of those draws needs the base's density."""
+        return None
 
     # ----- sampling ---------------------------------------------------------------------------
     def sample(

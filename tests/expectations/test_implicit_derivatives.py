@@ -134,3 +134,34 @@ def test_a_summed_gradient_of_the_wrong_shape_fails_even_when_the_per_draw_ones_
     result = run_check(make_case(NORMAL), "torch", "float32", "rsample_grad", SummedPerDraw())
     assert not result.passed and result.kind == "shape", result.message
     assert "Σdraws" in result.message
+
+
+MASKED = """
+- id: m
+  family: MaskedDistribution
+  params: {concentration: [2.0, 2.0], rate: [0.5, 0.5], mask: [1, 0]}
+  value: [1.0, 1.0]
+"""
+
+
+def test_masked_out_draws_keep_the_base_laws_density() -> None:
+    """A masked-out position scores 0 (log_prob) but draws from the base Gamma: its draws'
+    derivative by the rate is the Gamma's −x/rate, as at a scored position, not −(∂F/∂θ)/1."""
+    law = subject_for(make_case(MASKED), "numpyro", "float32").law
+    x = np.array([[0.7, 0.7], [3.0, 3.0], [9.0, 9.0]])
+    found = law.implicit_derivatives(x, ["rate"])
+    assert found.judged.all()
+    np.testing.assert_allclose(found.derivatives["rate"], -x / 0.5, rtol=1e-7)
+
+
+def test_a_batch_set_by_a_shape_is_skipped_not_judged() -> None:
+    """ExpandedDistribution's batch is expand_to's shape: per-draw copies of loc and scale
+    cannot expand to it, so rsample_grad says so instead of asking the framework."""
+    text = """
+- id: x
+  family: ExpandedDistribution
+  params: {loc: 0.5, scale: 2.0, expand_to: [0, 0, 0]}
+  value: [0.0, 1.0, 2.0]
+"""
+    result = run_check(make_case(text), "numpyro", "float32", "rsample_grad")
+    assert result.passed and "expand_to sets the batch by its shape" in result.skip_reason

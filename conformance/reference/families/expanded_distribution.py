@@ -59,7 +59,7 @@ EXPANDED_DISTRIBUTION = ExpandedDistribution(
             "loc": ParamInfo(0, "real"),
             "scale": ParamInfo(0, "positive"),
             # Only its shape is read: never differentiated, entries whole numbers (zeros).
-            "expand_to": ParamInfo(0, "integer", integer=True),
+            "expand_to": ParamInfo(0, "integer", integer=True, shape_only=True),
         },
     },
     value=ValueInfo(0, "real"),

@@ -46,6 +46,11 @@ class MaskedDistribution(Family):
         # Every position draws from the base Gamma, masked out or not.
         return gamma_cdf(params["concentration"], params["rate"], value)
 
+    def draw_log_density(self, params, value, parametrization, options):
+        # Every position draws from the base Gamma: so is its density, masked out or not.
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return gamma_log_density(params["concentration"], params["rate"], value)
+
     def _sample(self, params, shape, rng, parametrization):
         # Masked-out positions draw from the base too, as NumPyro's sampler does.
         return rng.gamma(params["concentration"], 1.0 / params["rate"], size=shape)
