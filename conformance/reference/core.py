@@ -253,8 +253,10 @@ class Family(ABC):
     - the law of its draws is declared once (:meth:`law`): a univariate continuous family
       gives its CDF (``_cdf``, on broadcast inputs, 0 and 1 beyond the support), a
       discrete family's probability mass is its log_prob, a multivariate family gives
-      one-dimensional ``_projections`` with known CDFs; a family with none of these says why
-      in ``no_law`` (its draws are then held to their shapes and support only).
+      one-dimensional ``_projections`` with known CDFs (a discrete vector family, of its
+      counts); a family with none of these says why in ``no_law`` (its draws are then held to
+      their shapes and support only); where the draws' density is not its log_prob (NumPyro's
+      MaskedDistribution at a masked-out position), ``draw_log_density`` gives it.
     """
 
     name: str

@@ -35,6 +35,8 @@ HOOKS = {
     "_cdf",
     "_projections",
     "no_law",
+    # Where the draws' density is not log_prob (rsample_grad's implicit derivatives).
+    "draw_log_density",
 }
 
 

@@ -102,7 +102,7 @@ def test_families_with_nothing_to_draw_get_no_sampling_items() -> None:
 def test_rsample_grad_items_are_float32_continuous_and_where_an_adapter_offers_them() -> None:
     """rsample_grad: float32 only (a case without it gets none), a continuous univariate law only
     (Delta's point mass and Geometric's pmf get none), and only on adapters with pathwise
-    draws (torch; NumPyro offers none yet)."""
+    draws (torch and NumPyro; GPyTorch offers none)."""
     argv = [
         *(
             f"--cases={REPO / 'cases' / f}"
@@ -116,7 +116,7 @@ def test_rsample_grad_items_are_float32_continuous_and_where_an_adapter_offers_t
         if isinstance(s, CheckSpec)
     ]  # fmt: skip
     assert {s.case.family for s in found} == {"Normal", "Kumaraswamy"}
-    assert {s.adapter.name for s in found} == {"torch"}
+    assert {s.adapter.name for s in found} == {"torch", "numpyro"}
     assert {s.dtype for s in found} == {"float32"}
     # Kumaraswamy's float64-only case (next-to-one-float64) has no float32: no item.
     assert not [s for s in found if s.case.id == "next-to-one-float64"]
