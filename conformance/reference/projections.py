@@ -218,20 +218,3 @@ def tabulated_cdf(pmf: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
         return np.where(k < 0, 0.0, np.where(k >= top, 1.0, at))
 
     return cdf
-
-
-def beta_binomial_pmf(total: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """The BetaBinomial(total, a, b) pmf on 0 … max(total), shape (max + 1, *batch); 0 above
-    each element's own total."""
-    total, a, b = np.broadcast_arrays(*(np.asarray(v, np.float64) for v in (total, a, b)))
-    top = int(np.max(total)) if total.size else 0
-    j = np.arange(top + 1, dtype=np.float64).reshape((-1,) + (1,) * total.ndim)
-    with np.errstate(all="ignore"):
-        log_pmf = (
-            special.gammaln(total + 1.0)
-            - special.gammaln(j + 1.0)
-            - special.gammaln(total - j + 1.0)
-            + special.betaln(j + a, total - j + b)
-            - special.betaln(a, b)
-        )
-        return np.where(j <= total, np.exp(log_pmf), 0.0)

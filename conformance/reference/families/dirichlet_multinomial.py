@@ -14,6 +14,7 @@ import numpy as np
 
 from .. import projections
 from ..core import Arrays, Family, Options, ParamInfo, Projection, Support, ValueInfo
+from .beta_binomial import BETA_BINOMIAL
 from .binomial import digamma_diff, log_rising
 from .multinomial import log_multinomial_coefficient
 
@@ -47,9 +48,15 @@ class DirichletMultinomial(Family):
         alpha, total = params["concentration"], params["total_count"]
         alpha_0 = alpha.sum(-1)
         found = []
+        top = int(np.max(total)) if np.size(total) else 0
+        counts = np.arange(top + 1, dtype=np.float64).reshape((-1,) + (1,) * np.ndim(total))
         for name, chosen in projections.count_groups(alpha.shape[-1]):
             a = alpha[..., chosen].sum(-1)
-            pmf = projections.beta_binomial_pmf(total, a, alpha_0 - a)
+            law = {"concentration1": a, "concentration0": alpha_0 - a, "total_count": total}
+            # The pmf on 0 … max(total) (0 above each element's own total), from BetaBinomial's
+            # log_prob, whose pairing of rising factorials keeps its digits.
+            log_pmf = BETA_BINOMIAL._log_prob(law, counts, "concentration", {})
+            pmf = np.where(counts <= total, np.exp(log_pmf), 0.0)
             cdf = projections.tabulated_cdf(pmf)
             found.append(Projection(name, projections.counts_in(chosen), cdf, discrete=True))
         return found
