@@ -256,28 +256,45 @@ class DrawLaw:
         done = np.zeros(at.shape, dtype=bool)
         density = self._density(params, at, base)
         for first in self._first_steps(params, at, np.asarray(base.cdf), name, unit):
-            rows: list[list[np.ndarray]] = []
-            for level in range(IMPLICIT_LEVELS):
-                h = first / 2.0**level
-                plus, minus = dict(params), dict(params)
-                plus[name], minus[name] = params[name] + h, params[name] - h
-                taken = plus[name] - minus[name]
-                F_plus = np.asarray(self._evaluate_at(plus, at).cdf)
-                F_minus = np.asarray(self._evaluate_at(minus, at).cdf)
-                change = F_plus - F_minus
-                row = [change / taken]
-                for j, prev in enumerate(rows[-1] if rows else []):
-                    row.append(row[j] + (row[j] - prev) / (4.0 ** (j + 1) - 1.0))
-                rows.append(row)
-            estimate, previous = rows[-1][-1], rows[-2][-1]
-            agree = np.abs(estimate - previous) <= IMPLICIT_AGREEMENT * np.abs(estimate) + 1e-300
-            # and the last difference of F resolved above float64's rounding of F.
-            agree &= np.isfinite(estimate) & (np.abs(change) >= IMPLICIT_RESOLUTION)
-            new = agree & ~done
-            best = np.where(new, estimate, best)
-            done |= agree
-        value = -best / density
+            # A later try only serves the draws no earlier one settled (a NaN draw is never
+            # settled): it evaluates those alone, and none once every draw has settled.
+            open_ = ~done & ~np.isnan(at)
+            if not open_.any():
+                break
+            estimate, settled = self._richardson_try(
+                {k: v[open_] for k, v in params.items()},
+                at[open_],
+                name,
+                np.broadcast_to(first, at.shape)[open_],
+            )
+            best[open_] = estimate
+            done[open_] = settled
+        value = -np.where(done, best, np.nan) / density
         return value, done & np.isfinite(value)
+
+    def _richardson_try(
+        self, params: dict[str, np.ndarray], at: np.ndarray, name: str, first: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """One Richardson tableau of ∂F/∂θ from step ``first``: its estimate, and where its last
+        two extrapolations agree and its last difference of F is resolved."""
+        rows: list[list[np.ndarray]] = []
+        for level in range(IMPLICIT_LEVELS):
+            h = first / 2.0**level
+            plus, minus = dict(params), dict(params)
+            plus[name], minus[name] = params[name] + h, params[name] - h
+            taken = plus[name] - minus[name]
+            F_plus = np.asarray(self._evaluate_at(plus, at).cdf)
+            F_minus = np.asarray(self._evaluate_at(minus, at).cdf)
+            change = F_plus - F_minus
+            row = [change / taken]
+            for j, prev in enumerate(rows[-1] if rows else []):
+                row.append(row[j] + (row[j] - prev) / (4.0 ** (j + 1) - 1.0))
+            rows.append(row)
+        estimate, previous = rows[-1][-1], rows[-2][-1]
+        agree = np.abs(estimate - previous) <= IMPLICIT_AGREEMENT * np.abs(estimate) + 1e-300
+        # and the last difference of F resolved above float64's rounding of F.
+        agree &= np.isfinite(estimate) & (np.abs(change) >= IMPLICIT_RESOLUTION)
+        return estimate, agree
 
     def _first_steps(self, params, at, F, name, unit) -> list[np.ndarray]:
         """Richardson's first steps to try: one sized to the law (moving F by a hundredth of
