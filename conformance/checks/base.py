@@ -79,6 +79,9 @@ class Check(ABC):
     single_dtype: ClassVar[str | None] = None
     #: The laws of draws (``reference.Family.law``) the check needs; None: any family.
     law_kinds: ClassVar[frozenset[str] | None] = None
+    #: Whether a family whose draws are a map of noise the oracle knows
+    #: (``reference.Family.has_pathwise``) also gets items, whatever its law.
+    pathwise_maps: ClassVar[bool] = False
     #: With ``draws_only``: whether the check needs draws that vary continuously (no item for
     #: a discrete law, Delta's point mass included).
     continuous_draws: ClassVar[bool] = False

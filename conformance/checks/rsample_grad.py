@@ -12,6 +12,13 @@ number, deterministically given the draw, two ways:
   the gradient a user's Monte Carlo loss gets, against the identity's derivatives summed over
   draws and broadcast dimensions.
 
+A multivariate draw has no such identity; where its map of standard noise is one every
+framework shares (MultivariateNormal's loc + chol(Σ)·ε, Independent(Normal)'s loc + scale·ε;
+``reference.Family.pathwise``), each
+draw's coordinates' sum is held to that map's derivatives at the draw's own noise, structured
+matrices by the part their tangent space sees (a covariance's symmetric part, a factor's
+lower triangle).
+
 A sampler that combines several noises (torch's StudentT: a normal over a chi) has a per-draw
 derivative that differs from the identity's while agreeing in expectation; the adapter declares
 those parameters (``pathwise_exempt``, with the reason) and they are not judged here.
@@ -33,7 +40,7 @@ from conformance.check_names import CheckName
 from conformance.checks.base import Check, CheckResult
 from conformance.checks.draws import has_rsample
 from conformance.checks.subject import Subject
-from conformance.compare import compare_arrays, tolerance
+from conformance.compare import compare_arrays, project, tolerance
 from conformance.kinds import Kind
 from conformance.operations import Operation
 
@@ -50,7 +57,10 @@ class PathwiseDraws(Protocol):
         self, binding: Any, params: Mapping[str, Any], names: list[str], n: int, seed: int
     ) -> tuple[Any, dict[str, Any], Any, dict[str, Any]]:
         """(draws from parameters expanded to (n, *batch), each draw's derivative by each
-        parameter in ``names``; draws of ``rsample((n,))``, the gradient of their sum)."""
+        parameter in ``names``; draws of ``rsample((n,))``, the gradient of their sum).
+
+        An adapter with ``pathwise_event_draws`` also takes ``copies``: each parameter's shape
+        per draw, (n, *batch, *its event), for parameters with event dimensions."""
         ...
 
     def pathwise_exempt(self, family: str) -> Mapping[str, str]:
@@ -85,6 +95,7 @@ class RsampleGradCheck(Check):
     draws_only = True
     single_dtype = "float32"
     law_kinds = frozenset({"cdf"})
+    pathwise_maps = True
     continuous_draws = True  # a discrete law's draws (Delta's point mass) have no derivative
 
     def unsupported_by(
@@ -125,10 +136,26 @@ class RsampleGradCheck(Check):
         seed = subject.draw_seed(self.name)
         adapter = subject.adapter
         assert isinstance(adapter, PathwiseDraws)
+        event = tuple(subject.expected.event_shape)
+        multivariate = subject.law.family.value.event_rank > 0
+        extra: dict[str, Any] = {}
+        if multivariate:
+            if not getattr(adapter, "pathwise_event_draws", False):
+                return CheckResult(
+                    True,
+                    skip_reason=f"{adapter.name}'s pathwise draws copy parameters per draw "
+                    "for univariate draws only",
+                )
+            extra["copies"] = {
+                k: (n, *batch, *np.shape(subject.inputs.params[k])[
+                    np.ndim(subject.inputs.params[k]) - info[k].event_rank :
+                ])
+                for k in names
+            }  # fmt: skip
         how = adapter.operations.get(Operation.SAMPLE, "draws")
         with subject.framework_call(f"rsample and its gradient ({how})"):
             each, per_draw, summed, total = adapter.pathwise_draws(
-                subject.binding, subject.params(), names, n, seed
+                subject.binding, subject.params(), names, n, seed, **extra
             )
         metrics: dict = {
             "draws_per_element": n,
@@ -138,11 +165,12 @@ class RsampleGradCheck(Check):
             **({"exempt": exempt} if exempt else {}),
         }
         x = subject.numpy(each, "read draws")
-        want = (n, *batch)
+        want = (n, *batch, *event)
         if tuple(x.shape) != want:
             return self.fail(subject, Kind.SHAPE, f"draws of shape {x.shape}, expected {want}")
         law = subject.law
-        found = law.implicit_derivatives(x, names)
+        derive = law.pathwise_derivatives if multivariate else law.implicit_derivatives
+        found = derive(x, names)
         metrics["judged_draws"] = int(np.count_nonzero(found.judged))
         if not found.judged.any():
             return CheckResult(
@@ -151,18 +179,26 @@ class RsampleGradCheck(Check):
         worst: tuple[float, str, Any] | None = None
         for name in names:
             got = subject.numpy(per_draw[name], "read gradients").astype(np.float64)
-            if got.shape != x.shape:
+            if got.shape != found.derivatives[name].shape:
                 return self.fail(
-                    subject, Kind.SHAPE, f"d draw/d {name} of shape {got.shape}, expected {x.shape}"
+                    subject,
+                    Kind.SHAPE,
+                    f"d draw/d {name} of shape {got.shape}, "
+                    f"expected {found.derivatives[name].shape}",
                 )
-            expected = np.where(found.judged, found.derivatives[name], got)
-            tol = tolerance(
-                subject.dtype, expected, np.where(found.judged, found.sensitivity[name], 0.0)
+            # Each draw's judged mask over its parameter copy's own (event) dimensions.
+            judged = found.judged.reshape(
+                found.judged.shape + (1,) * (got.ndim - found.judged.ndim)
             )
+            structure = info[name].structure
+            expected = project(np.where(judged, found.derivatives[name], got), structure)
+            sensitivity = project(np.where(judged, found.sensitivity[name], 0.0), structure)
+            got = project(got, structure)
+            tol = tolerance(subject.dtype, expected, np.abs(sensitivity))
             compared = compare_arrays(expected, got, tol, dtype=subject.dtype)
             if worst is None or _badness(compared) > worst[0]:
                 worst = (_badness(compared), f"per-draw d draw/d {name}", compared)
-            summed_judged = self._summed(subject, law, summed, total[name], name)
+            summed_judged = self._summed(subject, derive, summed, total[name], name, structure)
             if summed_judged is not None:
                 metrics.setdefault("summed_compared", []).append(name)
             if summed_judged is not None and _badness(summed_judged) > worst[0]:
@@ -179,21 +215,27 @@ class RsampleGradCheck(Check):
         kind = Kind.GRAD if compared.kind is Kind.VALUE else compared.kind
         return self.fail(subject, kind, f"{where}: {compared.detail}", metrics)
 
-    def _summed(self, subject: Subject, law, summed: Any, total: Any, name: str):
-        """The gradient of rsample((n,))'s sum by ``name`` against the identity's derivatives
+    def _summed(self, subject: Subject, derive, summed: Any, total: Any, name: str, structure):
+        """The gradient of rsample((n,))'s sum by ``name`` against the oracle's derivatives
         summed, where every one of those draws is judged (else None: not compared)."""
         x = subject.numpy(summed, "read draws").astype(np.float64)
         got = subject.numpy(total, "read gradients").astype(np.float64)
-        found = law.implicit_derivatives(x, [name])
+        found = derive(x, [name])
         if not found.judged.all():
             return None
         shape = tuple(np.shape(subject.inputs.params[name]))
         if got.shape != shape:
             return compare_arrays(np.zeros(shape), got, np.zeros(shape))  # a shape failure
-        expected = _reduce_to(found.derivatives[name], shape)
-        sensitivity = _reduce_to(found.sensitivity[name], shape)
+        expected = project(_reduce_to(found.derivatives[name], shape), structure)
+        sensitivity = np.abs(project(_reduce_to(found.sensitivity[name], shape), structure))
         # A sum of n derivatives each within its tolerance: the tolerance of the sum.
-        tol = tolerance(subject.dtype, expected, sensitivity) + _reduce_to(
-            tolerance(subject.dtype, found.derivatives[name], found.sensitivity[name]), shape
+        tol = tolerance(subject.dtype, expected, sensitivity) + np.abs(
+            project(
+                _reduce_to(
+                    tolerance(subject.dtype, found.derivatives[name], found.sensitivity[name]),
+                    shape,
+                ),
+                structure,
+            )
         )
-        return compare_arrays(expected, got, tol, dtype=subject.dtype)
+        return compare_arrays(expected, project(got, structure), tol, dtype=subject.dtype)

@@ -86,6 +86,17 @@ IMPLICIT_AGREEMENT = 1e-8
 IMPLICIT_RESOLUTION = 1e-7
 #: Relative step of the draw (and of the parameters) for the derivative's sensitivity.
 SENSITIVITY_STEP = 1e-4
+#: Random directions of that step a multivariate draw's sensitivity takes the worst of.
+SENSITIVITY_DRAWS = 3
+
+
+def _moved(x: np.ndarray, structure: str, rng: np.random.Generator) -> np.ndarray:
+    """``x`` moved by :data:`SENSITIVITY_STEP` relative, each element up or down at random (a
+    symmetric matrix's mirrored elements alike: it stays symmetric)."""
+    signs = rng.choice([-1.0, 1.0], size=np.shape(x))
+    if structure == "symmetric":
+        signs = np.triu(signs) + np.swapaxes(np.triu(signs, 1), -1, -2)
+    return np.asarray(x) * (1.0 + SENSITIVITY_STEP * signs)
 
 
 @dataclass(frozen=True)
@@ -245,6 +256,47 @@ class DrawLaw:
                 derivatives[name] = exact
                 judged &= ok
         return ImplicitDerivatives(derivatives, sensitivity, judged)
+
+    def pathwise_derivatives(self, draws: np.ndarray, names: list[str]) -> ImplicitDerivatives:
+        """For multivariate draws (shape (n, *batch, *event)) of a family whose draws are a
+        declared map of standard noise (:meth:`reference.Family.pathwise`): ∂(Σ_event x)/∂θ of
+        each draw, with each parameter in ``names`` copied per draw (shape (n, *batch,
+        *its event)); the sensitivity is how far that moves when the draw, or every parameter,
+        moves by one relative unit (random signs, a fixed seed; symmetric matrices moved
+        symmetrically); a draw with a non-finite coordinate or derivative is not judged."""
+        x = np.asarray(draws, dtype=np.float64)
+        rank = self.family.value.event_rank
+        event_axes = tuple(range(x.ndim - rank, x.ndim))
+        info = self.family.parametrizations[self.parametrization]
+
+        def derivatives(params: dict[str, np.ndarray], at: np.ndarray) -> dict[str, np.ndarray]:
+            found = self.family.pathwise(params, at, self.parametrization, self.options)
+            return {k: found[k] for k in names}
+
+        rng = np.random.default_rng(0)
+        with np.errstate(all="ignore"):
+            judged = np.all(np.isfinite(x), axis=event_axes)
+            at = np.where(np.expand_dims(judged, event_axes), x, 0.0)
+            exact = derivatives(dict(self.params), at)
+            sensitivity = {k: np.zeros_like(v) for k, v in exact.items()}
+            for _ in range(SENSITIVITY_DRAWS):
+                moved_draws = at * (1.0 + SENSITIVITY_STEP * rng.choice([-1.0, 1.0], at.shape))
+                moved_params = {
+                    k: _moved(v, info[k].structure, rng) if not info[k].static else v
+                    for k, v in self.params.items()
+                }
+                for moved in (derivatives(self.params, moved_draws), derivatives(moved_params, at)):
+                    for k in names:
+                        change = np.abs(moved[k] - exact[k]) / SENSITIVITY_STEP
+                        sensitivity[k] = np.maximum(
+                            sensitivity[k], np.nan_to_num(change, nan=0.0, posinf=0.0)
+                        )
+            for k in names:
+                axes = tuple(range(x.ndim - rank, exact[k].ndim))
+                judged &= (
+                    np.all(np.isfinite(exact[k]), axis=axes) if axes else np.isfinite(exact[k])
+                )
+        return ImplicitDerivatives(exact, sensitivity, judged)
 
     def _implicit(
         self, params, at, name, unit, base: reference.Evaluation | None = None

@@ -256,7 +256,11 @@ class Family(ABC):
       one-dimensional ``_projections`` with known CDFs (a discrete vector family, of its
       counts); a family with none of these says why in ``no_law`` (its draws are then held to
       their shapes and support only); where the draws' density is not its log_prob (NumPyro's
-      MaskedDistribution at a masked-out position), ``draw_log_density`` gives it.
+      MaskedDistribution at a masked-out position), ``draw_log_density`` gives it;
+    - a multivariate family whose draws are a map of standard noise that the frameworks share
+      (MultivariateNormal's loc + chol(Σ)·ε) gives that map's pathwise derivatives in
+      ``_pathwise`` (what ``rsample_grad`` holds multivariate draws to; a univariate family's
+      follow from its CDF).
     """
 
     name: str
@@ -575,6 +579,33 @@ class Family(ABC):
         MaskedDistribution scores 0 whatever its value, while its draws keep the base's law:
         the implicit derivative of those draws needs the base's density."""
         return None
+
+    def has_pathwise(self) -> bool:
+        """Whether the oracle knows the pathwise derivatives of these draws from their map of
+        standard noise (:meth:`pathwise`)."""
+        return self._overrides("_pathwise")
+
+    def pathwise(
+        self,
+        params: Arrays,
+        draws: np.ndarray,
+        parametrization: str | None = None,
+        options: Options | None = None,
+    ) -> dict[str, np.ndarray]:
+        """For draws x (shape ``(*batch, *event)``) of the family's declared map x = T(θ, ε):
+        ∂(Σ_event x)/∂θ at the noise ε that gave each draw, for every parameter, with the
+        parameters broadcast to the draws' batch (one copy per draw)."""
+        key = parametrization or self.default_parametrization
+        x = np.asarray(draws, dtype=np.float64)
+        batch = x.shape[: x.ndim - self.value.event_rank]
+        broadcast = self.params_broadcast_to(_as_float64(params), tuple(batch), key)
+        return self._pathwise(broadcast, x, key, self.check_options(options))
+
+    def _pathwise(
+        self, params: Arrays, draws: np.ndarray, parametrization: str, options: Options
+    ) -> dict[str, np.ndarray]:
+        """:meth:`pathwise` on parameters broadcast to the draws' batch."""
+        raise OracleError(f"{self.name} declares no map of noise for its draws")
 
     # ----- sampling ---------------------------------------------------------------------------
     def sample(

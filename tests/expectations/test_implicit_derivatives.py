@@ -165,3 +165,117 @@ def test_a_batch_set_by_a_shape_is_skipped_not_judged() -> None:
 """
     result = run_check(make_case(text), "numpyro", "float32", "rsample_grad")
     assert result.passed and "expand_to sets the batch by its shape" in result.skip_reason
+
+
+def _mvn_case(parametrization: str) -> str:
+    matrices = {
+        "covariance_matrix": "[[[2.0, 0.6, -0.3], [0.6, 1.0, 0.2], [-0.3, 0.2, 0.5]]]",
+        "precision_matrix": "[[[1.5, -0.4, 0.1], [-0.4, 2.0, 0.3], [0.1, 0.3, 0.8]]]",
+        "scale_tril": "[[[1.2, 0.0, 0.0], [0.5, 0.7, 0.0], [-0.4, 0.3, 0.9]]]",
+    }
+    return f"""
+- id: mvn
+  family: MultivariateNormal
+  parametrization: {parametrization}
+  params: {{loc: [[0.5, -1.0, 2.0], [0.0, 3.0, -2.0]], {parametrization}: {matrices[parametrization]}}}
+  value: [0.0, 0.0, 0.0]
+"""
+
+
+@pytest.mark.parametrize("parametrization", ["covariance_matrix", "precision_matrix", "scale_tril"])
+def test_multivariate_normal_map_derivatives_match_differences(parametrization: str) -> None:
+    """x = loc + chol(Σ)·ε: the oracle's ∂(Σ_j x_j)/∂θ at each draw's noise against central
+    differences of that map with the noise held (symmetric matrices moved symmetrically, so
+    the symmetric part is what is compared; a Cholesky factor by its lower triangle)."""
+    law = _law(_mvn_case(parametrization))
+    loc = np.asarray(law.params["loc"])
+    mat = np.asarray(law.params[parametrization])[0]
+    cov = {"covariance_matrix": mat, "precision_matrix": np.linalg.inv(mat)}.get(
+        parametrization, mat @ mat.T
+    )
+    noise = np.random.default_rng(3).standard_normal((5, 2, 3))
+
+    def summed(m: np.ndarray) -> np.ndarray:
+        c = {"covariance_matrix": m, "precision_matrix": np.linalg.inv(m)}.get(
+            parametrization, m @ m.T
+        )
+        return (loc + noise @ np.linalg.cholesky(c).T).sum(-1)
+
+    x = loc + noise @ np.linalg.cholesky(cov).T
+    found = law.pathwise_derivatives(x, ["loc", parametrization])
+    assert found.judged.all()
+    np.testing.assert_allclose(found.derivatives["loc"], 1.0, rtol=1e-12)
+    got = found.derivatives[parametrization]
+    h = 1e-6
+    for j in range(3):
+        for k in range(j + 1):
+            step = np.zeros((3, 3))
+            step[j, k] = step[k, j] = h
+            if parametrization == "scale_tril":  # a factor moves in its lower triangle alone
+                step[k, j] = 0.0 if j != k else h
+                want = got[..., j, k]
+            else:  # the symmetric direction E_jk + E_kj sees G_jk + G_kj
+                want = got[..., j, k] + (got[..., k, j] if j != k else 0.0)
+            numeric = (summed(mat + step) - summed(mat - step)) / (2 * h)
+            np.testing.assert_allclose(want, numeric, rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("parametrization", ["covariance_matrix", "precision_matrix", "scale_tril"])
+def test_rsample_grad_of_torch_multivariate_normal_passes(parametrization: str) -> None:
+    result = run_check(make_case(_mvn_case(parametrization)), "torch", "float32", "rsample_grad")
+    assert result.passed and not result.skip_reason, result.message
+    assert result.metrics["judged_parameters"] == ["loc", parametrization]
+    assert result.metrics["judged_draws"] == 2 * result.metrics["draws_per_element"]
+    assert result.metrics["summed_compared"] == ["loc", parametrization]
+
+
+def test_a_transposed_or_halved_multivariate_pathwise_gradient_fails() -> None:
+    """Two bugs a sampler's backward pass could have, the draws themselves right: ∂x/∂L read
+    as ε_j instead of ε_k (the factor's gradient transposed), and the covariance's gradient
+    halved. Each fails, on the per-draw derivatives of that parameter."""
+    from conformance.adapters.torch.adapter import TorchAdapter
+
+    class Transposed(TorchAdapter):
+        def pathwise_draws(self, binding, params, names, n, seed, copies=None):
+            each, per_draw, summed, total = super().pathwise_draws(
+                binding, params, names, n, seed, copies
+            )
+            per_draw["scale_tril"] = per_draw["scale_tril"].transpose(-1, -2)
+            return each, per_draw, summed, total
+
+    class Halved(TorchAdapter):
+        def pathwise_draws(self, binding, params, names, n, seed, copies=None):
+            each, per_draw, summed, total = super().pathwise_draws(
+                binding, params, names, n, seed, copies
+            )
+            per_draw["covariance_matrix"] = per_draw["covariance_matrix"] / 2
+            return each, per_draw, summed, total
+
+    for parametrization, adapter in (("scale_tril", Transposed()), ("covariance_matrix", Halved())):
+        case = make_case(_mvn_case(parametrization))
+        result = run_check(case, "torch", "float32", "rsample_grad", adapter)
+        assert not result.passed and result.kind == "grad", result.message
+        assert f"per-draw d draw/d {parametrization}" in result.message
+
+
+def test_multivariate_draws_skip_where_the_adapter_copies_univariate_parameters_only() -> None:
+    result = run_check(make_case(_mvn_case("scale_tril")), "numpyro", "float32", "rsample_grad")
+    assert result.passed and "univariate draws only" in result.skip_reason
+
+
+def test_independent_normal_map_folds_a_parameter_shared_across_the_event() -> None:
+    """Independent(Normal): x_j = loc_j + scale·ε_j with one scale for every coordinate, so
+    ∂(Σ_j x_j)/∂scale = Σ_j ε_j and ∂/∂loc_j = 1; rsample_grad on torch passes."""
+    text = """
+- id: i
+  family: Independent
+  params: {loc: [0.5, -1.0, 2.0], scale: [2.0]}
+  value: [0.0, 0.0, 0.0]
+"""
+    law = _law(text)
+    noise = np.random.default_rng(1).standard_normal((4, 3))
+    found = law.pathwise_derivatives(np.array([0.5, -1.0, 2.0]) + 2.0 * noise, ["loc", "scale"])
+    np.testing.assert_allclose(found.derivatives["loc"], np.ones((4, 3)))
+    np.testing.assert_allclose(found.derivatives["scale"], noise.sum(-1, keepdims=True), rtol=1e-12)
+    result = run_check(make_case(text), "torch", "float32", "rsample_grad")
+    assert result.passed and not result.skip_reason, result.message

@@ -35,6 +35,8 @@ HOOKS = {
     "_cdf",
     "_projections",
     "no_law",
+    # rsample_grad of multivariate draws: the pathwise derivatives of the draws' map of noise.
+    "_pathwise",
     # Where the draws' density is not log_prob (rsample_grad's implicit derivatives).
     "draw_log_density",
 }

@@ -121,3 +121,23 @@ def test_rsample_grad_items_are_float32_continuous_and_where_an_adapter_offers_t
     # Kumaraswamy's float64-only case (next-to-one-float64) has no float32: no item.
     assert not [s for s in found if s.case.id == "next-to-one-float64"]
     assert any(s.case.id == "scalar" and s.case.family == "Kumaraswamy" for s in found)
+
+
+def test_rsample_grad_items_for_multivariate_draws_with_a_known_map_of_noise() -> None:
+    """MultivariateNormal's draws are loc + chol(Σ)·ε in every framework that offers pathwise
+    draws, so rsample_grad has items for it (float32, one per case); Dirichlet's draws have
+    no map the oracle knows (normalised Gamma draws), so it has none."""
+    argv = [
+        *(f"--cases={REPO / 'cases' / f}" for f in ("multivariate_normal.yaml", "dirichlet.yaml")),
+        "--framework=torch,numpyro",
+        "--check=rsample_grad",
+    ]
+    found = [
+        s for s in plan(Settings.from_sources(parse_options(argv)[0], {}), root=REPO)
+        if isinstance(s, CheckSpec)
+    ]  # fmt: skip
+    assert {s.case.family for s in found} == {"MultivariateNormal"}
+    assert {s.adapter.name for s in found} == {"torch", "numpyro"}
+    assert {s.dtype for s in found} == {"float32"}
+    assert reference.get_family("MultivariateNormal").has_pathwise()
+    assert not reference.get_family("Dirichlet").has_pathwise()

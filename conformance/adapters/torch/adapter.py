@@ -202,23 +202,26 @@ class TorchAdapter(TorchContexts, Adapter):
     def pathwise_exempt(self, family: str) -> Mapping[str, str]:
         return self.pathwise_exempt_parameters.get(family, {})
 
-    def pathwise_draws(self, binding, params, names, n, seed):
+    #: Parameters with event dimensions can be copied per draw (``pathwise_draws``' copies).
+    pathwise_event_draws: ClassVar[bool] = True
+
+    def pathwise_draws(self, binding, params, names, n, seed, copies=None):
         """Reparameterised draws and their derivatives two ways (see
         :class:`conformance.checks.rsample_grad.PathwiseDraws`): ``rsample()`` with every
-        parameter in ``names`` expanded to (n, *batch), one leaf per draw, so autograd gives each
-        draw's own derivative; and ``rsample((n,))`` of the case's distribution, with the
-        gradient of the draws' sum that a user's loss gets."""
+        parameter in ``names`` expanded to (n, *batch) (or to its shape in ``copies``: a
+        parameter with event dimensions), one leaf per draw, so autograd gives each draw's own
+        derivative; and ``rsample((n,))`` of the case's distribution, with the gradient of the
+        draws' sum that a user's loss gets."""
         import torch
 
         with self.drawing():
-            # The parameters' broadcast shape, not the distribution's batch_shape: torch's
-            # RelaxedBernoulli leaves a batched temperature out of its batch_shape.
-            batch = tuple(
-                torch.broadcast_shapes(*(torch.as_tensor(v).shape for v in params.values()))
-            )
-            own = {
-                k: params[k].detach().expand(n, *batch).clone().requires_grad_(True) for k in names
-            }
+            shapes = dict(copies or {})
+            if not shapes:
+                # The parameters' broadcast shape, not the distribution's batch_shape: torch's
+                # RelaxedBernoulli leaves a batched temperature out of its batch_shape.
+                batch = torch.broadcast_shapes(*(torch.as_tensor(v).shape for v in params.values()))
+                shapes = {k: (n, *batch) for k in names}
+            own = {k: params[k].detach().expand(*shapes[k]).clone().requires_grad_() for k in names}
             with self.seeded(seed):
                 each = self.construct(binding, {**params, **own}).rsample()
             per_draw = torch.autograd.grad(

@@ -53,6 +53,12 @@ class Independent(Family):
         cov = scale[..., :, None] ** 2 * np.eye(loc.shape[-1])
         return projections.gaussian(loc, cov, projections.vector)
 
+    def _pathwise(self, params, draws, parametrization, options):
+        """x = loc + scale·ε coordinate by coordinate (torch's and NumPyro's Normal)."""
+        loc, scale = params["loc"], params["scale"]
+        noise = (draws - loc) / scale
+        return {"loc": _fold(np.ones_like(noise), loc), "scale": _fold(noise, scale)}
+
     def _sample(self, params, shape, rng, parametrization):
         loc, scale = np.broadcast_arrays(params["loc"], params["scale"])
         return loc + scale * rng.standard_normal(loc.shape)

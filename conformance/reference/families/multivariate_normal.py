@@ -76,6 +76,37 @@ class MultivariateNormal(Family):
             cov = mat
         return projections.gaussian(params["loc"], cov, projections.vector)
 
+    def _pathwise(self, params, draws, parametrization, options):
+        """x = loc + L·ε with L the lower Cholesky factor of the covariance (torch's and NumPyro's
+        map for every parametrisation: a precision's is chol(P⁻¹)), so ∂(Σ_j x_j)/∂loc = 1 and
+        ∂/∂L_jk = ε_k; a covariance's by Cholesky's reverse mode (Σ̄ = L⁻ᵀ Φ(Lᵀ L̄) L⁻¹, Φ the
+        lower triangle with half its diagonal; compared by its symmetric part), a precision's
+        then by Σ = P⁻¹ (P̄ = −Σ Σ̄ Σ)."""
+        loc, mat = params["loc"], params[parametrization]
+        if parametrization == "scale_tril":
+            chol = mat
+        else:
+            cov = np.linalg.inv(mat) if parametrization == "precision_matrix" else mat
+            chol = np.linalg.cholesky(cov)
+        noise = _solve(chol, draws - loc)
+        ones = np.ones_like(loc)
+        bar_chol = ones[..., :, None] * noise[..., None, :]
+        found = {"loc": ones}
+        if parametrization == "scale_tril":
+            found["scale_tril"] = bar_chol
+            return found
+        inner = np.swapaxes(chol, -1, -2) @ bar_chol
+        phi = np.tril(inner) - 0.5 * np.diagonal(inner, axis1=-2, axis2=-1)[..., None] * np.eye(
+            inner.shape[-1]
+        )
+        inv_chol = np.linalg.inv(chol)
+        bar_cov = np.swapaxes(inv_chol, -1, -2) @ phi @ inv_chol
+        if parametrization == "covariance_matrix":
+            found["covariance_matrix"] = bar_cov
+        else:
+            found["precision_matrix"] = -cov @ bar_cov @ cov
+        return found
+
     def _sample(self, params, shape, rng, parametrization):
         mat = params[parametrization]
         if parametrization == "covariance_matrix":
