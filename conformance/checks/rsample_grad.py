@@ -172,6 +172,9 @@ class RsampleGradCheck(Check):
         derive = law.pathwise_derivatives if multivariate else law.implicit_derivatives
         found = derive(x, names)
         metrics["judged_draws"] = int(np.count_nonzero(found.judged))
+        by = {k: int(np.count_nonzero(v)) for k, v in found.judged_by.items()}
+        if len(set(by.values())) > 1:  # a parameter's derivative unresolved at some draws
+            metrics["judged_draws_by_parameter"] = by
         if not found.judged.any():
             return CheckResult(
                 True, skip_reason="no draw inside the law's bulk to judge", metrics=metrics
@@ -187,9 +190,8 @@ class RsampleGradCheck(Check):
                     f"expected {found.derivatives[name].shape}",
                 )
             # Each draw's judged mask over its parameter copy's own (event) dimensions.
-            judged = found.judged.reshape(
-                found.judged.shape + (1,) * (got.ndim - found.judged.ndim)
-            )
+            mask = found.judged_by[name]
+            judged = mask.reshape(mask.shape + (1,) * (got.ndim - mask.ndim))
             structure = info[name].structure
             expected = project(np.where(judged, found.derivatives[name], got), structure)
             sensitivity = project(np.where(judged, found.sensitivity[name], 0.0), structure)
@@ -221,7 +223,7 @@ class RsampleGradCheck(Check):
         x = subject.numpy(summed, "read draws").astype(np.float64)
         got = subject.numpy(total, "read gradients").astype(np.float64)
         found = derive(x, [name])
-        if not found.judged.all():
+        if not found.judged_by[name].all():
             return None
         shape = tuple(np.shape(subject.inputs.params[name]))
         if got.shape != shape:

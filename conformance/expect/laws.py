@@ -107,7 +107,15 @@ class ImplicitDerivatives:
 
     derivatives: dict[str, np.ndarray]
     sensitivity: dict[str, np.ndarray]
-    judged: np.ndarray
+    #: Per parameter, the draws the oracle judges: a derivative the differences cannot resolve
+    #: (a bound far in the tail moves F by less than they see) leaves that parameter's
+    #: derivative unjudged there, not the draw's others.
+    judged_by: dict[str, np.ndarray]
+
+    @property
+    def judged(self) -> np.ndarray:
+        """The draws judged for at least one parameter."""
+        return np.logical_or.reduce(list(self.judged_by.values()))
 
 
 class DrawLaw:
@@ -236,8 +244,7 @@ class DrawLaw:
             # shifted draw is resolved too; the sensitivity is per relative unit of x.
             width = np.minimum(F, 1.0 - F) / density
             step = np.minimum(SENSITIVITY_STEP * np.abs(at), 1e-3 * width)
-            judged = bulk.copy()
-            derivatives, sensitivity = {}, {}
+            derivatives, sensitivity, judged_by = {}, {}, {}
             for name in names:
                 unit = numdiff.step_scale(info[name].domain, params[name])
                 exact, ok = self._implicit(params, at, name, unit, at_draws)
@@ -254,8 +261,8 @@ class DrawLaw:
                 by_params = np.where(ok_moved, np.abs(shifted - exact) / SENSITIVITY_STEP, 0.0)
                 sensitivity[name] = np.where(step > 0, spread / step * np.abs(at), 0.0) + by_params
                 derivatives[name] = exact
-                judged &= ok
-        return ImplicitDerivatives(derivatives, sensitivity, judged)
+                judged_by[name] = bulk & ok
+        return ImplicitDerivatives(derivatives, sensitivity, judged_by)
 
     def pathwise_derivatives(self, draws: np.ndarray, names: list[str]) -> ImplicitDerivatives:
         """For multivariate draws (shape (n, *batch, *event)) of a family whose draws are a
@@ -291,12 +298,12 @@ class DrawLaw:
                         sensitivity[k] = np.maximum(
                             sensitivity[k], np.nan_to_num(change, nan=0.0, posinf=0.0)
                         )
+            judged_by = {}
             for k in names:
                 axes = tuple(range(x.ndim - rank, exact[k].ndim))
-                judged &= (
-                    np.all(np.isfinite(exact[k]), axis=axes) if axes else np.isfinite(exact[k])
-                )
-        return ImplicitDerivatives(exact, sensitivity, judged)
+                finite = np.isfinite(exact[k])
+                judged_by[k] = judged & (np.all(finite, axis=axes) if axes else finite)
+        return ImplicitDerivatives(exact, sensitivity, judged_by)
 
     def _implicit(
         self, params, at, name, unit, base: reference.Evaluation | None = None
