@@ -99,22 +99,25 @@ def test_families_with_nothing_to_draw_get_no_sampling_items() -> None:
         assert reference.get_family(name).no_draws
 
 
+def _rsample_grad_items(files: tuple[str, ...], frameworks: str) -> list[CheckSpec]:
+    """The rsample_grad items the plan makes of the shipped case ``files``."""
+    argv = [
+        *(f"--cases={REPO / 'cases' / f}" for f in files),
+        f"--framework={frameworks}",
+        "--check=rsample_grad",
+    ]
+    found = plan(Settings.from_sources(parse_options(argv)[0], {}), root=REPO)
+    return [s for s in found if isinstance(s, CheckSpec)]
+
+
 def test_rsample_grad_items_are_float32_continuous_and_where_an_adapter_offers_them() -> None:
     """rsample_grad: float32 only (a case without it gets none), a continuous univariate law only
     (Delta's point mass and Geometric's pmf get none), and only on adapters with pathwise
     draws (torch and NumPyro; GPyTorch offers none)."""
-    argv = [
-        *(
-            f"--cases={REPO / 'cases' / f}"
-            for f in ("normal.yaml", "delta.yaml", "geometric.yaml", "kumaraswamy.yaml")
-        ),
-        "--framework=torch,gpytorch,numpyro",
-        "--check=rsample_grad",
-    ]
-    found = [
-        s for s in plan(Settings.from_sources(parse_options(argv)[0], {}), root=REPO)
-        if isinstance(s, CheckSpec)
-    ]  # fmt: skip
+    found = _rsample_grad_items(
+        ("normal.yaml", "delta.yaml", "geometric.yaml", "kumaraswamy.yaml"),
+        "torch,gpytorch,numpyro",
+    )
     assert {s.case.family for s in found} == {"Normal", "Kumaraswamy"}
     assert {s.adapter.name for s in found} == {"torch", "numpyro"}
     assert {s.dtype for s in found} == {"float32"}
@@ -127,15 +130,7 @@ def test_rsample_grad_items_for_multivariate_draws_with_a_known_map_of_noise() -
     """MultivariateNormal's draws are loc + chol(Σ)·ε in every framework that offers pathwise
     draws, so rsample_grad has items for it (float32, one per case); Dirichlet's draws have
     no map the oracle knows (normalised Gamma draws), so it has none."""
-    argv = [
-        *(f"--cases={REPO / 'cases' / f}" for f in ("multivariate_normal.yaml", "dirichlet.yaml")),
-        "--framework=torch,numpyro",
-        "--check=rsample_grad",
-    ]
-    found = [
-        s for s in plan(Settings.from_sources(parse_options(argv)[0], {}), root=REPO)
-        if isinstance(s, CheckSpec)
-    ]  # fmt: skip
+    found = _rsample_grad_items(("multivariate_normal.yaml", "dirichlet.yaml"), "torch,numpyro")
     assert {s.case.family for s in found} == {"MultivariateNormal"}
     assert {s.adapter.name for s in found} == {"torch", "numpyro"}
     assert {s.dtype for s in found} == {"float32"}
