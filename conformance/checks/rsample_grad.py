@@ -141,11 +141,11 @@ class RsampleGradCheck(Check):
         extra: dict[str, Any] = {}
         if multivariate:
             if not getattr(adapter, "pathwise_event_draws", False):
-                return CheckResult(
-                    True,
-                    skip_reason=f"{adapter.name}'s pathwise draws copy parameters per draw "
-                    "for univariate draws only",
+                why = getattr(adapter, "pathwise_event_note", "") or (
+                    f"{adapter.name}'s pathwise draws copy parameters per draw for univariate "
+                    "draws only"
                 )
+                return CheckResult(True, skip_reason=why)
             extra["copies"] = {
                 k: (n, *batch, *np.shape(subject.inputs.params[k])[
                     np.ndim(subject.inputs.params[k]) - info[k].event_rank :

@@ -279,3 +279,12 @@ def test_independent_normal_map_folds_a_parameter_shared_across_the_event() -> N
     np.testing.assert_allclose(found.derivatives["scale"], noise.sum(-1, keepdims=True), rtol=1e-12)
     result = run_check(make_case(text), "torch", "float32", "rsample_grad")
     assert result.passed and not result.skip_reason, result.message
+
+
+def test_gpytorch_multivariate_normal_draws_skip_with_their_own_map() -> None:
+    """GPyTorch draws through its covariance's root decomposition, not loc + chol(Σ)·ε: its
+    items say so instead of holding its derivatives to a map it does not use."""
+    result = run_check(
+        make_case(_mvn_case("covariance_matrix")), "gpytorch", "float32", "rsample_grad"
+    )
+    assert result.passed and "root decomposition" in result.skip_reason

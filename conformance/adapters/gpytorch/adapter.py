@@ -48,6 +48,15 @@ class GpytorchAdapter(TorchAdapter):
     reported_packages = ("gpytorch", "linear_operator")
     imported_modules = ("gpytorch", "linear_operator")
     operator: ClassVar[str] = "tensor"
+    # A MultivariateNormal draws through its covariance's root decomposition, not the
+    # loc + chol(Σ)·ε map the oracle declares (reference.Family.pathwise).
+    pathwise_event_draws: ClassVar[bool] = False
+    pathwise_event_note: ClassVar[str] = (
+        "GPyTorch draws a MultivariateNormal as loc + R·ε with R its covariance's root "
+        "decomposition (a LinearOperator's: Cholesky with added jitter, Lanczos or the "
+        "operator's own), not loc + chol(Σ)·ε: its pathwise derivatives follow that map, which "
+        "the oracle does not declare"
+    )
     # Autograd only (no torch.func claim, see above); the value a tensor, as torch's.
     context_axis: ClassVar[ContextAxis | None] = dataclasses.replace(
         TORCH_AXIS,
