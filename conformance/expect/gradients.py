@@ -141,9 +141,9 @@ def _conditioning(family, inputs, ct, par, opts, wrt, structure, grads) -> dict[
     for _ in range(DRAWS):
         params = dict(inputs.params)
         for k in floats:
-            params[k] = _perturbed(inputs.params[k], info[k].structure, rng)
+            params[k] = perturbed(inputs.params[k], info[k].structure, rng)
         value = (
-            _perturbed(inputs.value, family.value.structure, rng) if perturb_value else inputs.value
+            perturbed(inputs.value, family.value.structure, rng) if perturb_value else inputs.value
         )
         try:
             moved = family.evaluate(params, value, par, opts).vjp(ct)
@@ -156,8 +156,12 @@ def _conditioning(family, inputs, ct, par, opts, wrt, structure, grads) -> dict[
     return worst
 
 
-def _perturbed(x: np.ndarray, structure: str, rng: np.random.Generator) -> np.ndarray:
+def perturbed(
+    x: np.ndarray, structure: str, rng: np.random.Generator, step: float = PERTURBATION
+) -> np.ndarray:
+    """``x`` moved by ``step`` relative, each element up or down at random (a symmetric
+    matrix's mirrored elements alike: it stays symmetric)."""
     signs = rng.choice([-1.0, 1.0], size=np.shape(x))
     if structure == "symmetric":
         signs = np.triu(signs) + np.swapaxes(np.triu(signs, 1), -1, -2)
-    return np.asarray(x) * (1.0 + PERTURBATION * signs)
+    return np.asarray(x) * (1.0 + step * signs)

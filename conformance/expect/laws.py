@@ -15,6 +15,7 @@ from functools import cached_property
 import numpy as np
 
 from conformance import reference
+from conformance.expect.gradients import perturbed
 from conformance.expect.materialize import Inputs
 from conformance.reference import domains, numdiff
 
@@ -88,15 +89,6 @@ IMPLICIT_RESOLUTION = 1e-7
 SENSITIVITY_STEP = 1e-4
 #: Random directions of that step a multivariate draw's sensitivity takes the worst of.
 SENSITIVITY_DRAWS = 3
-
-
-def _moved(x: np.ndarray, structure: str, rng: np.random.Generator) -> np.ndarray:
-    """``x`` moved by :data:`SENSITIVITY_STEP` relative, each element up or down at random (a
-    symmetric matrix's mirrored elements alike: it stays symmetric)."""
-    signs = rng.choice([-1.0, 1.0], size=np.shape(x))
-    if structure == "symmetric":
-        signs = np.triu(signs) + np.swapaxes(np.triu(signs, 1), -1, -2)
-    return np.asarray(x) * (1.0 + SENSITIVITY_STEP * signs)
 
 
 @dataclass(frozen=True)
@@ -289,7 +281,9 @@ class DrawLaw:
             for _ in range(SENSITIVITY_DRAWS):
                 moved_draws = at * (1.0 + SENSITIVITY_STEP * rng.choice([-1.0, 1.0], at.shape))
                 moved_params = {
-                    k: _moved(v, info[k].structure, rng) if not info[k].static else v
+                    k: perturbed(v, info[k].structure, rng, SENSITIVITY_STEP)
+                    if not info[k].static
+                    else v
                     for k, v in self.params.items()
                 }
                 for moved in (derivatives(self.params, moved_draws), derivatives(moved_params, at)):
