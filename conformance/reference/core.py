@@ -654,6 +654,24 @@ def vanishing_ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
         return np.where(num == 0.0, 0.0, num / den)
 
 
+def per_distinct(function: Callable[..., np.ndarray], *arrays: np.ndarray) -> np.ndarray:
+    """``function(*arrays)`` for elementwise ``function``, evaluated once per distinct tuple of
+    the arrays' elements (compared bit for bit) and spread back to their broadcast shape: a
+    normaliser of per-draw copies of a batch's parameters costs one evaluation per batch
+    element, not one per draw."""
+    columns = np.broadcast_arrays(*(np.asarray(a, dtype=np.float64) for a in arrays))
+    shape = columns[0].shape
+    rows = np.stack([c.ravel() for c in columns], axis=-1)
+    if rows.shape[0] <= 1:
+        return np.asarray(function(*columns), dtype=np.float64)
+    distinct, inverse = np.unique(
+        np.ascontiguousarray(rows).view(np.dtype((np.void, rows.itemsize * rows.shape[1]))),
+        return_inverse=True,
+    )
+    found = np.asarray(function(*distinct.view(np.float64).reshape(-1, len(columns)).T))
+    return found[np.ravel(inverse)].reshape(shape)
+
+
 def _as_float64(params: Arrays) -> dict[str, np.ndarray]:
     return {k: np.asarray(v, dtype=np.float64) for k, v in params.items()}
 

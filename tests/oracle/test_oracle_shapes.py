@@ -104,3 +104,22 @@ def test_unbroadcast_sums_over_broadcast_dims() -> None:
     assert unbroadcast(g, (3, 1)).tolist() == [[20.0]] * 3
     assert unbroadcast(g, ()).item() == 60.0
     assert unbroadcast(g, (1, 3, 5)).shape == (1, 3, 5)
+
+
+def test_per_distinct_evaluates_each_distinct_tuple_once() -> None:
+    """A normaliser of per-draw copies costs one evaluation per batch element, with the same
+    bits as evaluating every copy; signed zeros and NaNs keep their own rows."""
+    from conformance.reference.core import per_distinct
+
+    seen: list[int] = []
+
+    def traced(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        seen.append(a.size)
+        return np.log1p(a) * b + np.copysign(1.0, a)
+
+    a = np.broadcast_to(np.array([0.5, -0.0, 0.0, np.nan]), (512, 4))
+    b = np.array([2.0, 3.0, 3.0, 1.0])
+    got = per_distinct(traced, a, b)
+    assert seen == [4] and got.shape == (512, 4)
+    np.testing.assert_array_equal(got, np.broadcast_to(traced(a[0], b), (512, 4)))
+    assert got[0, 1] == -1.0 and got[0, 2] == 1.0  # −0.0 and 0.0 are not merged

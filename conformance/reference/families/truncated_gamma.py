@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core import Arrays, Family, Options, ParamInfo, Support, ValueInfo
+from ..core import Arrays, Family, Options, ParamInfo, Support, ValueInfo, per_distinct
 from .truncated_gamma_mass import (
     bounds,
     log_gamma_density,
@@ -72,14 +72,22 @@ class TruncatedGamma(Family):
         return out
 
     def _cdf(self, params, value, parametrization, options):
-        # The mass from the lower end to x over the whole mass, both in their stable regimes.
+        # The mass from the lower end to x over the whole mass, both in their stable regimes; the
+        # whole mass once per distinct parameter set (draws share their batch element's).
         low = params.get("low", 0.0)
         high = params.get("high", np.inf)
         x = np.clip(value, low, high)
         upto = {**params, "high": x}
         with np.errstate(all="ignore"):
             kind = "right_truncated" if "low" not in params else "two_sided"
-            ratio = np.exp(log_normalizer(upto, kind) - log_normalizer(params, parametrization))
+            names = list(params)
+            whole = per_distinct(
+                lambda *columns: log_normalizer(
+                    dict(zip(names, columns, strict=True)), parametrization
+                ),
+                *params.values(),
+            )
+            ratio = np.exp(log_normalizer(upto, kind) - whole)
         return np.where(value <= low, 0.0, np.where(value >= high, 1.0, ratio))
 
     def _sample(self, params, shape, rng, parametrization):
