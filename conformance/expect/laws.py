@@ -9,6 +9,7 @@ The statistics that judge the draws with these numbers are the checks' (``checks
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -239,9 +240,13 @@ class DrawLaw:
             derivatives, sensitivity, judged_by = {}, {}, {}
             for name in names:
                 unit = numdiff.step_scale(info[name].domain, params[name])
-                exact, ok = self._implicit(params, at, name, unit, at_draws)
-                up, ok_up = self._implicit(params, at + step, name, unit)
-                down, ok_down = self._implicit(params, at - step, name, unit)
+                exact, ok, steps = self._implicit(params, at, name, unit, at_draws)
+                # The sensitivity is read only where the derivative is judged: a draw whose
+                # differences never settled (all tries spent) is not tried three times more,
+                # and the others try the step that settled them first.
+                at_ok = np.where(ok, at, np.nan)
+                up, ok_up, _ = self._implicit(params, at_ok + step, name, unit, prefer=steps)
+                down, ok_down, _ = self._implicit(params, at_ok - step, name, unit, prefer=steps)
                 slopes = np.stack([np.where(ok_up, np.abs(up - exact), np.nan),
                                    np.where(ok_down, np.abs(exact - down), np.nan)])  # fmt: skip
                 spread = np.max(np.where(np.isnan(slopes), 0.0, slopes), axis=0)
@@ -249,7 +254,7 @@ class DrawLaw:
                 # what it computes from them, as the comparison of log_prob allows for).
                 moved = {k: v * (1.0 + SENSITIVITY_STEP) if k in names else v
                          for k, v in params.items()}  # fmt: skip
-                shifted, ok_moved = self._implicit(moved, at, name, unit)
+                shifted, ok_moved, _ = self._implicit(moved, at_ok, name, unit, prefer=steps)
                 by_params = np.where(ok_moved, np.abs(shifted - exact) / SENSITIVITY_STEP, 0.0)
                 sensitivity[name] = np.where(step > 0, spread / step * np.abs(at), 0.0) + by_params
                 derivatives[name] = exact
@@ -300,30 +305,50 @@ class DrawLaw:
         return ImplicitDerivatives(exact, sensitivity, judged_by)
 
     def _implicit(
-        self, params, at, name, unit, base: reference.Evaluation | None = None
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """−(∂F/∂θ)/f at ``at`` for parameter ``name``, and where its differences converged."""
+        self,
+        params,
+        at,
+        name,
+        unit,
+        base: reference.Evaluation | None = None,
+        prefer: np.ndarray | None = None,
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """−(∂F/∂θ)/f at ``at`` for parameter ``name``, where its differences converged, and the
+        first step of the try that settled each draw (NaN where none did). ``prefer``, a step
+        per draw, is tried before the others: a nearby point's derivative usually settles at
+        the step that settled this one, and then no probe is needed."""
         if base is None:
             base = self._evaluate_at(params, at)
         best = np.full(at.shape, np.nan)
+        settled_at = np.full(at.shape, np.nan)
         done = np.zeros(at.shape, dtype=bool)
         density = self._density(params, at, base)
-        for first in self._first_steps(params, at, np.asarray(base.cdf), name, unit):
+        for first in self._tries(params, at, base, name, unit, prefer, done):
             # A later try only serves the draws no earlier one settled (a NaN draw is never
             # settled): it evaluates those alone, and none once every draw has settled.
-            open_ = ~done & ~np.isnan(at)
+            open_ = ~done & ~np.isnan(at) & ~np.isnan(first)
             if not open_.any():
-                break
+                continue
             estimate, settled = self._richardson_try(
-                {k: v[open_] for k, v in params.items()},
-                at[open_],
-                name,
-                np.broadcast_to(first, at.shape)[open_],
+                {k: v[open_] for k, v in params.items()}, at[open_], name, first[open_]
             )
             best[open_] = estimate
             done[open_] = settled
+            settled_at[open_] = np.where(settled, first[open_], np.nan)
         value = -np.where(done, best, np.nan) / density
-        return value, done & np.isfinite(value)
+        return value, done & np.isfinite(value), settled_at
+
+    def _tries(self, params, at, base, name, unit, prefer, done) -> Iterator[np.ndarray]:
+        """The first steps of the tries, each broadcast per draw; the probe that sizes one to
+        the law is taken only when a draw is still open after ``prefer``'s try."""
+        if prefer is not None:
+            yield prefer
+            if (done | np.isnan(at)).all():
+                return
+        for first in self._first_steps(params, at, np.asarray(base.cdf), name, unit):
+            if (done | np.isnan(at)).all():
+                return
+            yield np.broadcast_to(first, at.shape)
 
     def _richardson_try(
         self, params: dict[str, np.ndarray], at: np.ndarray, name: str, first: np.ndarray

@@ -288,3 +288,37 @@ def test_gpytorch_multivariate_normal_draws_skip_with_their_own_map() -> None:
         make_case(_mvn_case("covariance_matrix")), "gpytorch", "float32", "rsample_grad"
     )
     assert result.passed and "root decomposition" in result.skip_reason
+
+
+def test_sensitivity_tries_the_settled_step_first(monkeypatch) -> None:
+    """The sensitivity's derivatives at moved draws and parameters try the step that settled
+    the draw's own derivative first: one Richardson tableau each, no probe, where the first
+    derivative needed the probe and its tableau; the derivative is the same."""
+    law = _law(GAMMA)
+    x = np.array([[0.4, 1.3, 75.0], [0.9, 0.8, 90.0]])
+    evaluated: list[int] = []
+    original = type(law)._richardson_try
+
+    def counted(self, params, at, name, first):
+        evaluated.append(at.size)
+        return original(self, params, at, name, first)
+
+    monkeypatch.setattr(type(law), "_richardson_try", counted)
+    plain, ok, steps = law._implicit(
+        {k: np.broadcast_to(v, x.shape) for k, v in law.params.items()},
+        x,
+        "concentration",
+        1.0,
+    )
+    assert ok.all() and np.isfinite(steps).all()
+    tries_plain = len(evaluated)
+    evaluated.clear()
+    again, ok_again, _ = law._implicit(
+        {k: np.broadcast_to(v, x.shape) for k, v in law.params.items()},
+        x,
+        "concentration",
+        1.0,
+        prefer=steps,
+    )
+    assert ok_again.all() and len(evaluated) == 1 <= tries_plain
+    np.testing.assert_allclose(again, plain, rtol=1e-9)
