@@ -15,7 +15,7 @@ from functools import cached_property
 
 import numpy as np
 
-from conformance import reference
+from conformance import reference, timing
 from conformance.expect.gradients import perturbed
 from conformance.expect.materialize import Inputs
 from conformance.reference import domains, numdiff
@@ -138,6 +138,7 @@ class DrawLaw:
         value = np.asarray(draws, dtype=np.float64)
         return self.family.evaluate(self.params, value, self.parametrization, self.options)
 
+    @timing.timed("oracle")
     def in_support(self, draws: np.ndarray) -> np.ndarray:
         """Elementwise (draws' batch): is the draw in the support (and a number)?
 
@@ -167,6 +168,7 @@ class DrawLaw:
             inside = np.asarray(self._evaluate(np.where(np.isfinite(value), value, 0.0)).in_support)
         return finite & inside
 
+    @timing.timed("oracle")
     def cdf_cells(self, draws: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
         """F at both ends of each draw's rounding cell (:func:`cell_ends`); for a discrete law,
         P(X < k) and P(X ≤ k) at each draw k (its cell is its atom), or None where the pmf
@@ -204,6 +206,7 @@ class DrawLaw:
         below = np.clip(upper - np.take_along_axis(pmf, index, axis=0), 0.0, 1.0)
         return below, upper
 
+    @timing.timed("oracle")
     def implicit_derivatives(self, draws: np.ndarray, names: list[str]) -> ImplicitDerivatives:
         """dx/dθ of univariate draws ``draws`` (shape (n, *batch)) for each parameter in
         ``names``, by the implicit-reparameterisation identity with the oracle's CDF and density.
@@ -261,6 +264,7 @@ class DrawLaw:
                 judged_by[name] = bulk & ok
         return ImplicitDerivatives(derivatives, sensitivity, judged_by)
 
+    @timing.timed("oracle")
     def pathwise_derivatives(self, draws: np.ndarray, names: list[str]) -> ImplicitDerivatives:
         """For multivariate draws (shape (n, *batch, *event)) of a family whose draws are a
         declared map of standard noise (:meth:`reference.Family.pathwise`): ∂(Σ_event x)/∂θ of
@@ -403,6 +407,7 @@ class DrawLaw:
     ) -> reference.Evaluation:
         return self.family.evaluate(params, value, self.parametrization, self.options)
 
+    @timing.timed("oracle")
     def projected(self, draws: np.ndarray) -> list[ProjectedDraws]:
         """Each projection the oracle knows the law of, applied to the draws (shape
         (n, *batch, *event)), with the CDF at its values' cell ends."""
