@@ -259,8 +259,23 @@ def test_a_transposed_or_halved_multivariate_pathwise_gradient_fails() -> None:
 
 
 def test_multivariate_draws_skip_where_the_adapter_copies_univariate_parameters_only() -> None:
-    result = run_check(make_case(_mvn_case("scale_tril")), "numpyro", "float32", "rsample_grad")
+    from conformance.adapters.numpyro.adapter import NumpyroAdapter
+
+    class UnivariateOnly(NumpyroAdapter):
+        pathwise_event_draws = False
+
+    case = make_case(_mvn_case("scale_tril"))
+    result = run_check(case, "numpyro", "float32", "rsample_grad", UnivariateOnly())
     assert result.passed and "univariate draws only" in result.skip_reason
+
+
+def test_rsample_grad_of_numpyro_multivariate_normal_passes() -> None:
+    """NumPyro copies a matrix parameter per draw too (jnp.broadcast_to in the jitted
+    function) and its MultivariateNormal draws loc + chol(Σ)·ε as torch's does."""
+    case = make_case(_mvn_case("covariance_matrix"))
+    result = run_check(case, "numpyro", "float32", "rsample_grad")
+    assert result.passed and not result.skip_reason, result.message
+    assert result.metrics["summed_compared"] == ["loc", "covariance_matrix"]
 
 
 def test_independent_normal_map_folds_a_parameter_shared_across_the_event() -> None:

@@ -498,16 +498,22 @@ class NumpyroAdapter(NumpyroContexts, Adapter):
     def pathwise_exempt(self, family: str) -> Mapping[str, str]:
         return self.pathwise_exempt_parameters.get(family, {})
 
-    def pathwise_draws(self, binding, params, names, n, seed):
+    #: Parameters with event dimensions can be copied per draw (``pathwise_draws``' copies).
+    pathwise_event_draws: ClassVar[bool] = True
+
+    def pathwise_draws(self, binding, params, names, n, seed, copies=None):
         """Reparameterised draws and their derivatives, in one compiled function as a jitted
         SVI step takes them (``jax.grad`` through ``rsample``): ``rsample(key)`` with every
-        parameter in ``names`` broadcast to (n, *batch), so the gradient of the draws' sum gives
-        each draw's own derivative, and ``rsample(key, (n,))`` with the gradient of its sum."""
+        parameter in ``names`` broadcast to (n, *batch) (or to its shape in ``copies``: a
+        parameter with event dimensions), so the gradient of the draws' sum gives each draw's
+        own derivative, and ``rsample(key, (n,))`` with the gradient of its sum."""
         import jax
         import jax.numpy as jnp
 
         arrays, static = self._arrays_and_static(params)
         wrt = tuple(k for k in names if k in arrays)
+        # Static: the compiled function is made per set of copy shapes (each is one signature).
+        shapes = tuple(sorted((k, tuple(v)) for k, v in (copies or {}).items() if k in wrt))
 
         def make() -> Any:
             def pathwise(a: dict[str, Any], key: Any) -> tuple:
@@ -517,8 +523,11 @@ class NumpyroAdapter(NumpyroContexts, Adapter):
 
                 # The parameters' broadcast shape, read from the traced shapes (a function is
                 # reused across cases: nothing shape-dependent may be closed over).
-                batch = jnp.broadcast_shapes(*(jnp.shape(v) for v in a.values()))
-                own = {k: jnp.broadcast_to(a[k], (n, *batch)) for k in wrt}
+                if shapes:
+                    own = {k: jnp.broadcast_to(a[k], shape) for k, shape in shapes}
+                else:
+                    batch = jnp.broadcast_shapes(*(jnp.shape(v) for v in a.values()))
+                    own = {k: jnp.broadcast_to(a[k], (n, *batch)) for k in wrt}
                 per_draw, each = jax.grad(draws, has_aux=True)(own, ())
                 shared = {k: a[k] for k in wrt}
                 total, summed = jax.grad(draws, has_aux=True)(shared, (n,))
@@ -530,7 +539,7 @@ class NumpyroAdapter(NumpyroContexts, Adapter):
         leaf = next(iter(jax.tree_util.tree_leaves(arrays)), None)
         if leaf is not None:
             key = jax.device_put(key, next(iter(leaf.devices())))
-        return self._call(("pathwise", wrt, n), binding, static, make, arrays, key)
+        return self._call(("pathwise", wrt, n, shapes), binding, static, make, arrays, key)
 
     def draw_shapes(self, binding, params, requests):
         """The draws' shapes and dtypes by tracing the same function (``jax.eval_shape``):
