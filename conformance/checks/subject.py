@@ -37,8 +37,11 @@ class FrameworkError(Exception):
         super().__init__(stage, exc)
         self.stage = stage
         self.exc = exc
+        # An adapter that replays a kept failure instead of raising it afresh (NumPyro's
+        # executable store) says where it was first raised.
         frames = traceback.extract_tb(exc.__traceback__)
-        self.where = f"{frames[-1].filename}:{frames[-1].lineno}" if frames else ""
+        here = f"{frames[-1].filename}:{frames[-1].lineno}" if frames else ""
+        self.where = getattr(exc, "__conformance_where__", None) or here
 
     @property
     def kind(self) -> Kind:

@@ -265,3 +265,95 @@ def test_only_the_recently_used_executables_stay_loaded(tmp_path) -> None:
         assert run["loaded"] == [1, 2, 3, 4, 5, 5]
         assert run["values"] == first["values"]
         assert "executable_store_hits" not in run["counts"]
+
+
+RAISING_PROBE = textwrap.dedent(
+    """
+    import json, sys
+    import numpy as np
+    from conformance import timing
+    from conformance.adapters.numpyro.adapter import NumpyroAdapter
+    from conformance.checks.subject import FrameworkError
+    from conformance.registry import Binding
+
+    import numpyro.distributions as dist
+
+    traces = []
+    original_log_prob = dist.MultivariateNormal.log_prob
+
+    def counted_log_prob(self, value):
+        traces.append("log_prob")
+        return original_log_prob(self, value)
+
+    dist.MultivariateNormal.log_prob = counted_log_prob
+    adapter = NumpyroAdapter()
+    binding = Binding(constructor="numpyro.distributions.MultivariateNormal")
+    with adapter.precision("float32"):
+        params = {
+            "loc": adapter.asarray(np.zeros((3, 2)), "cpu"),
+            "covariance_matrix": adapter.asarray(np.eye(2), "cpu"),
+        }
+        value = adapter.asarray(np.zeros((4, 2)), "cpu")  # batch 4 against 3: raises
+        try:
+            adapter.to_numpy(adapter.construct(binding, params).log_prob(value))
+        except Exception as exc:
+            error = FrameworkError("log_prob", exc)
+            out = {"type": type(exc).__name__, "message": str(error), "where": error.where}
+    out["traces"] = len(traces)
+    out["counts"] = timing.snapshot()["counts"]
+    print(json.dumps(out))
+    """
+)
+
+
+def test_a_trace_that_raises_is_raised_again_without_tracing(tmp_path) -> None:
+    """A compiled function whose trace raises (a value batch that does not broadcast) is kept
+    as its failure: a later process raises the same exception type, message and place (the
+    item's record is the same) without tracing it again."""
+
+    def run() -> dict:
+        environment = {**os.environ, "CONFORMANCE_JAX_CACHE": str(tmp_path / "cache")}
+        environment.pop("PYTEST_XDIST_WORKER", None)
+        done = subprocess.run(
+            [sys.executable, "-c", RAISING_PROBE], capture_output=True, text=True,
+            env=environment, timeout=300,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr[-3000:]
+        return json.loads(done.stdout.strip().splitlines()[-1])
+
+    first = run()
+    assert first["traces"] == 1 and first["counts"].get("executable_store_writes", 0) >= 1
+    assert "site-packages" in first["where"] and first["where"].rpartition(":")[2].isdigit()
+    second = run()
+    assert second["traces"] == 0, "the failing trace ran again"
+    assert second["counts"].get("executable_store_failure_hits", 0) == 1
+    for name in ("type", "message", "where"):
+        assert second[name] == first[name], name
+
+
+def test_failures_that_say_nothing_of_the_code_are_not_kept(tmp_path) -> None:
+    from conformance.adapters.numpyro.executables import ExecutableStore
+
+    store = ExecutableStore(tmp_path)
+
+    class Unpicklable(ValueError):
+        def __reduce__(self):
+            raise TypeError("no")
+
+    assert not store.save_failure("a" * 40, MemoryError("out of memory"), {})
+    assert not store.save_failure("b" * 40, Unpicklable("x"), {})
+    assert store.save_failure("c" * 40, ValueError("shapes (3,) and (4,)"), {"k": 1})
+    found = store.load("c" * 40, None)
+    assert type(found.exc) is ValueError and str(found.exc) == "shapes (3,) and (4,)"
+    assert found.facts == {"k": 1}
+
+
+def test_a_kept_failures_place_reads_in_another_environment() -> None:
+    """The place is kept relative to the import path, so a store shared by checkouts at other
+    paths gives each its own file's path."""
+    from conformance.adapters.numpyro import executables
+
+    where = f"{executables.__file__}:12"
+    kept = executables.portable(where)
+    assert kept.startswith("<sys.path>/") and kept.endswith("executables.py:12")
+    assert executables.raised_here(kept) == f"{Path(executables.__file__).resolve()}:12"

@@ -242,12 +242,20 @@ class CompiledFunctions:
         device = _device_of(args)
         key = store.key(name, avals, device, self.owner)
         found = store.load(key, device)
+        if isinstance(found, executables.StoredFailure):  # this trace raised before: again
+            self.values.update(found.facts)
+            raise found.exc
         if found is not None:
             compiled, facts = found
             self.values.update(facts)
             return compiled
         with self.values.recording() as facts, cache.bypassed() as storable:
-            compiled = jitted.lower(*args).compile()
+            try:
+                compiled = jitted.lower(*args).compile()
+            except Exception as exc:
+                if storable:
+                    store.save_failure(key, exc, facts)
+                raise
         if not (storable and store.save(key, compiled, facts)):
             self._pinned.add((name, avals))
         return compiled

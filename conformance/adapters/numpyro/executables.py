@@ -29,8 +29,10 @@ import pickle
 import platform
 import sys
 import tempfile
+import traceback
 import zlib
 from collections.abc import Hashable, Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -38,8 +40,8 @@ from conformance import timing
 from conformance.adapters.numpyro import cache, live_code
 from conformance.versions import version_text
 
-#: Bumped when an entry's layout changes.
-FORMAT = 1
+#: Bumped when an entry's layout changes (2: trace failures are kept too).
+FORMAT = 2
 
 
 @functools.cache
@@ -168,6 +170,49 @@ def _ready_to_load(device: Any) -> bool:
     return True
 
 
+#: Marks an entry that keeps a failure (see :meth:`ExecutableStore.save_failure`).
+FAILURE = "failure"
+#: Failures that say nothing of the code traced: never kept.
+NONDETERMINISTIC = (MemoryError, RecursionError, OSError, KeyboardInterrupt)
+
+
+def _roots() -> list[Path]:
+    """Where this environment's code lives: the import path's folders, longest first."""
+    found = {Path(p).resolve() for p in sys.path if p and os.path.isdir(p)}
+    return sorted(found, key=lambda p: len(str(p)), reverse=True)
+
+
+def portable(where: str) -> str:
+    """``file:line`` with the file relative to the import path folder holding it (a store is
+    shared by checkouts and environments at other paths: see :mod:`live_code`)."""
+    filename, _, line = where.rpartition(":")
+    resolved = Path(filename).resolve()
+    for root in _roots():
+        if resolved.is_relative_to(root):
+            return f"<sys.path>/{resolved.relative_to(root)}:{line}"
+    return where
+
+
+def raised_here(where: str) -> str:
+    """A :func:`portable` place read in this environment: the first import path folder that
+    holds the file."""
+    if not where.startswith("<sys.path>/"):
+        return where
+    relative, _, line = where.removeprefix("<sys.path>/").rpartition(":")
+    for root in _roots():
+        if (root / relative).is_file():
+            return f"{root / relative}:{line}"
+    return where
+
+
+@dataclass(frozen=True)
+class StoredFailure:
+    """What a kept trace failure brings back (:meth:`ExecutableStore.load`)."""
+
+    exc: Exception
+    facts: dict
+
+
 class ExecutableStore:
     """One directory of serialized executables, each with the facts its trace recorded."""
 
@@ -194,10 +239,12 @@ class ExecutableStore:
         assert self.directory is not None
         return self.directory / key[:2] / key
 
-    def load(self, key: str, device: Any) -> tuple[Any, dict] | None:
-        """The executable (loaded onto ``device``) and facts stored under ``key``, or None
-        (absent or unreadable)."""
+    def load(self, key: str, device: Any) -> tuple[Any, dict] | StoredFailure | None:
+        """The executable (loaded onto ``device``) and facts stored under ``key``, the failure
+        kept there (:meth:`save_failure`), or None (absent or unreadable)."""
         entry = self._read(key)
+        if entry is not None and entry[1] == FAILURE:
+            return self._failure(entry)
         if entry is None or entry[0] is None or not _ready_to_load(device):
             return None
         payload, in_tree, out_tree, facts = entry
@@ -227,13 +274,41 @@ class ExecutableStore:
     def load_fact(self, key: str) -> Any | None:
         """A fact learned by a trace that compiles nothing (a distribution's shapes)."""
         entry = self._read(key)
-        if entry is None or entry[0] is not None:
+        if entry is None or entry[0] is not None or entry[1] is not None:
             return None
         timing.count("executable_store_fact_hits")
         return entry[3]
 
     def save_fact(self, key: str, fact: Any) -> None:
         self._write(key, (None, None, None, fact))
+
+    def _failure(self, entry: tuple) -> StoredFailure | None:
+        """The exception a trace or compilation raised, as it was raised (its type, message and
+        the place it was raised, read in this environment), and the facts recorded before it;
+        None where it cannot be read here."""
+        try:
+            exc, where, facts = pickle.loads(entry[3])
+        except Exception:  # an exception type gone from this environment: trace again
+            return None
+        exc.__conformance_where__ = raised_here(where)
+        timing.count("executable_store_failure_hits")
+        return StoredFailure(exc, facts)
+
+    def save_failure(self, key: str, exc: Exception, facts: dict) -> bool:
+        """Keep what a deterministic failure raised (the same trace raises it again), where its
+        type and message survive a round trip through pickle; whether it was kept."""
+        if isinstance(exc, NONDETERMINISTIC):
+            return False
+        frames = traceback.extract_tb(exc.__traceback__)
+        where = portable(f"{frames[-1].filename}:{frames[-1].lineno}") if frames else ""
+        try:
+            payload = pickle.dumps((exc, where, dict(facts)))
+            copy = pickle.loads(payload)[0]
+        except Exception:
+            return False
+        if type(copy) is not type(exc) or str(copy) != str(exc):
+            return False
+        return self._write(key, (None, FAILURE, None, payload))
 
     def _read(self, key: str) -> tuple | None:
         if self.directory is None:
