@@ -8,6 +8,7 @@ that silently never runs.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from enum import StrEnum
 
 
@@ -32,6 +33,28 @@ class DrawMode(StrEnum):
 
     SAMPLE = "sample"  # dist.sample(sample_shape)
     RSAMPLE = "rsample"  # dist.rsample(sample_shape), where the distribution has one
+    # The calling contexts of a model's draws, each giving the same shape for sample_shape s:
+    VMAP = "vmap"  # jax.vmap over s[0] keys of dist.sample(key, s[1:])
+    PLATE = "plate"  # a sample site inside one plate per dimension of s (none for ())
+    SCAN = "scan"  # a sample site in a scan of length s[0], inside plates for s[1:]
+
+    @property
+    def needs_leading(self) -> bool:
+        """Whether the mode maps a leading sample dimension (so has no draw for ())."""
+        return self in (DrawMode.VMAP, DrawMode.SCAN)
+
+
+@dataclass(frozen=True)
+class DrawRaised:
+    """In place of one draw request's shape (``Adapter.draw_shapes``): building its draws
+    raised while the framework traced them, so the other requests of the same call are still
+    judged. Plain strings, so a stored trace keeps it."""
+
+    type_name: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"raised {self.type_name}: {self.message}"
 
 
 #: The differentiation operations (their adapter method is ``log_prob_vjp``).

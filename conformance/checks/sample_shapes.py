@@ -1,7 +1,9 @@
 """sample_shapes: draws have shape sample_shape + batch_shape + event_shape and the right dtype.
 
 For sample_shape (), (2,) and (2, 3), in every way the framework offers draws
-(``Adapter.draw_modes``): ``sample``, and ``rsample`` where the distribution has one. The
+(``Adapter.draw_modes``): ``sample``, and ``rsample`` where the distribution has one, and
+where the framework has them the contexts a model draws in (NumPyro: ``vmap`` over keys, a
+sample site inside plates, inside ``scan``: the seed bug's class, for draws). The
 draws are also held to the support. Where the framework fixes the shapes before running
 (``Adapter.draw_shapes``: JAX traces them), they are read from there, and the draws of the
 largest sample_shape in each mode are held to those shapes and to the support.
@@ -22,7 +24,7 @@ from conformance.checks.draws import (
 )
 from conformance.checks.subject import Subject
 from conformance.kinds import Kind
-from conformance.operations import DrawMode, Operation
+from conformance.operations import DrawMode, DrawRaised, Operation
 
 SAMPLE_SHAPES: tuple[tuple[int, ...], ...] = ((), (2,), (2, 3))
 
@@ -32,7 +34,12 @@ def requests(subject: Subject) -> list[tuple[DrawMode, tuple[int, ...]]]:
     modes = list(subject.adapter.draw_modes)
     if DrawMode.RSAMPLE in modes and not has_rsample(subject):
         modes.remove(DrawMode.RSAMPLE)
-    return [(mode, shape) for mode in modes for shape in SAMPLE_SHAPES]
+    return [
+        (mode, shape)
+        for mode in modes
+        for shape in SAMPLE_SHAPES
+        if shape or not mode.needs_leading
+    ]
 
 
 def dtype_problem(subject: Subject, dtype: np.dtype) -> str | None:
@@ -64,13 +71,26 @@ class SampleShapesCheck(Check):
         # Where the framework fixes the draws' shapes before running (JAX), they are read from
         # there, and only the largest sample_shape of each mode is drawn, for the support:
         # each request is a sampler compiled of its own (Gamma's: 1.5 s).
-        drawn = wanted if traced is None else [r for r in wanted if r[1] == SAMPLE_SHAPES[-1]]
-        values = dict(zip(drawn, draw(subject, drawn, seed), strict=True))
+        # A request whose draws raised while tracing is reported as such, and not drawn.
+        raised = {
+            r: t for r, t in zip(wanted, traced or [], strict=False) if isinstance(t, DrawRaised)
+        }
+        drawn = (
+            wanted
+            if traced is None
+            else [r for r in wanted if r[1] == SAMPLE_SHAPES[-1] and r not in raised]
+        )
+        values = dict(zip(drawn, draw(subject, drawn, seed), strict=True)) if drawn else {}
         described = traced or [(tuple(x.shape), str(x.dtype)) for x in values.values()]
         problems = []
         shapes = {}
-        for (mode, shape), (found_shape, found_dtype) in zip(wanted, described, strict=True):
+        for (mode, shape), found in zip(wanted, described, strict=True):
             label = f"{mode}{tuple(shape)}"
+            if isinstance(found, DrawRaised):
+                shapes[label] = {"raised": str(found)}
+                problems.append((Kind.RAISES, f"{label}: {found}"))
+                continue
+            found_shape, found_dtype = found
             want = expected_shape(subject, shape)
             shapes[label] = {"shape": list(found_shape), "dtype": found_dtype}
             x = values.get((mode, shape))

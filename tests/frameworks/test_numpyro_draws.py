@@ -1,6 +1,8 @@
 """NumPyro's draws, for real: compiled from a PRNG key, sample_shape + batch + event shaped in
 the item's dtype, the same for the same seed, and the shapes the trace gives are the shapes
-the compiled sampler draws (what ``sample_shapes`` reads instead of compiling every request)."""
+the compiled sampler draws (what ``sample_shapes`` reads instead of compiling every request),
+in each context a model draws in (vmap over keys, plates, scan); a context whose draws raise
+is reported alone."""
 
 from __future__ import annotations
 
@@ -24,7 +26,12 @@ NORMAL = """
   params: {loc: [0.5, -1.0], scale: [1.0, 2.0]}
   value: [0.0, 1.0]
 """
-REQUESTS = [(mode, shape) for mode in DrawMode for shape in ((), (2,), (2, 3))]
+REQUESTS = [
+    (mode, shape)
+    for mode in DrawMode
+    for shape in ((), (2,), (2, 3))
+    if shape or not mode.needs_leading
+]
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
@@ -82,3 +89,39 @@ def test_pathwise_gradients_of_compiled_draws_for_cases_of_one_size() -> None:
         assert result.passed and not result.skip_reason, result.message
         assert result.metrics["judged_parameters"] == ["loc", "scale"]
         assert result.metrics["draws_per_element"] == 128
+
+
+def test_a_context_whose_draws_raise_is_reported_alone(monkeypatch) -> None:
+    """A request whose draws raise while tracing (here: every scan, as a distribution whose
+    expand breaks inside scan would) becomes that request's DrawRaised in draw_shapes and that
+    label's `raises` in sample_shapes; the other modes are still shaped and judged. Run on the
+    eager adapter: it keeps nothing in the executable store."""
+    from conformance.adapters.numpyro import adapter as module
+    from conformance.checks import CHECKS
+    from conformance.kinds import Kind
+    from conformance.operations import DrawRaised
+
+    original = module._draw_in_context
+
+    def scan_breaks(dist, mode, shape, key):
+        if mode is DrawMode.SCAN:
+            raise ValueError("no scan here")
+        return original(dist, mode, shape, key)
+
+    monkeypatch.setattr(module, "_draw_in_context", scan_breaks)
+    subject = subject_for(make_case(NORMAL), "numpyro", "float32")
+    eager = subject.adapter.eager()
+    subject = subject_for(make_case(NORMAL), "numpyro", "float32", adapter=eager)
+    with eager.precision("float32"):
+        traced = eager.draw_shapes(subject.binding, subject.params(), REQUESTS)
+        result = CHECKS["sample_shapes"].run(subject)
+    for (mode, shape), found in zip(REQUESTS, traced, strict=True):
+        if mode is DrawMode.SCAN:
+            assert found == DrawRaised("ValueError", "no scan here")
+        else:
+            assert found == ((*shape, 2), "float32")
+    assert not result.passed and result.kind is Kind.RAISES
+    assert "scan(2,): raised ValueError: no scan here" in result.message
+    assert "scan(2, 3): raised ValueError: no scan here" in result.message
+    assert result.metrics["draws"]["plate(2, 3)"] == {"shape": [2, 3, 2], "dtype": "float32"}
+    assert result.metrics["draws"]["scan(2,)"] == {"raised": "raised ValueError: no scan here"}

@@ -24,7 +24,7 @@ from conformance.adapters.numpyro import cache, lowering
 from conformance.adapters.numpyro.compiled import CompiledFunctions, Deferred, signature
 from conformance.adapters.numpyro.contexts import NumpyroContexts
 from conformance.adapters.numpyro.dialect import JaxDialect
-from conformance.operations import DrawMode, Operation
+from conformance.operations import DrawMode, DrawRaised, Operation
 from conformance.registry import Binding
 from conformance.reproducers.dialects import Dialect
 
@@ -160,6 +160,12 @@ class NumpyroAdapter(NumpyroContexts, Adapter):
     draw_modes: ClassVar[Mapping[DrawMode, str]] = {
         DrawMode.SAMPLE: "Distribution.sample(key, sample_shape)",
         DrawMode.RSAMPLE: "Distribution.rsample(key, sample_shape)",
+        DrawMode.VMAP: "jax.vmap over sample_shape[0] keys of Distribution.sample(key, "
+        "sample_shape[1:])",
+        DrawMode.PLATE: "numpyro.sample inside a numpyro.plate per sample dimension, under "
+        "handlers.seed",
+        DrawMode.SCAN: "numpyro.sample in numpyro.contrib.control_flow.scan of length "
+        "sample_shape[0], inside a numpyro.plate per later sample dimension",
     }
 
     # ----- compiled or eager ----------------------------------------------------------------
@@ -428,9 +434,11 @@ class NumpyroAdapter(NumpyroContexts, Adapter):
         key = ("has_rsample", *self._functions.key(binding, static), signature(dict(arrays)))
         return self._functions.learn(key, (arrays,), trace)
 
-    def _draws(self, binding, static, requests) -> tuple[tuple, Any]:
+    def _draws(self, binding, static, requests, raised=None) -> tuple[tuple, Any]:
         """The requests as (mode, shape) pairs, and a maker of (arrays, key) → every request's
-        draws from one distribution, the key split once per request."""
+        draws from one distribution, the key split once per request. Given a dict ``raised``,
+        a request whose draws raise while tracing gives None and its exception there (by
+        index), and the others still draw."""
         import jax
 
         asked = tuple((DrawMode(mode), tuple(shape)) for mode, shape in requests)
@@ -442,10 +450,17 @@ class NumpyroAdapter(NumpyroContexts, Adapter):
             def draws(a: dict[str, Any], key: Any) -> list[Any]:
                 dist = self._distribution(binding, {**static, **a})
                 keys = jax.random.split(key, len(asked))
-                return [
-                    dist.rsample(k, shape) if mode is DrawMode.RSAMPLE else dist.sample(k, shape)
-                    for (mode, shape), k in zip(asked, keys, strict=True)
-                ]
+                found: list[Any] = []
+                for i, ((mode, shape), k) in enumerate(zip(asked, keys, strict=True)):
+                    if raised is None:
+                        found.append(_draw_in_context(dist, mode, shape, k))
+                        continue
+                    try:
+                        found.append(_draw_in_context(dist, mode, shape, k))
+                    except Exception as exc:  # this context only: the others still draw
+                        raised[i] = exc
+                        found.append(None)
+                return found
 
             return draws
 
@@ -547,11 +562,21 @@ class NumpyroAdapter(NumpyroContexts, Adapter):
         import jax
 
         arrays, static = self._arrays_and_static(params)
-        asked, make = self._draws(binding, static, requests)
+        raised: dict[int, Exception] = {}
+        asked, make = self._draws(binding, static, requests, raised)
         key = jax.random.PRNGKey(0)
 
-        def trace() -> list[tuple[tuple[int, ...], str]]:
-            return [(tuple(x.shape), str(x.dtype)) for x in jax.eval_shape(make(), arrays, key)]
+        def trace() -> list[tuple[tuple[int, ...], str] | DrawRaised]:
+            raised.clear()
+            shapes = jax.eval_shape(make(), arrays, key)
+            if raised and len(raised) == len(asked):  # nothing draws: the call raises
+                raise raised[0]
+            return [
+                DrawRaised(type(raised[i]).__name__, str(raised[i]))
+                if i in raised
+                else (tuple(x.shape), str(x.dtype))
+                for i, x in enumerate(shapes)
+            ]
 
         if not self.compiled:
             return trace()
@@ -563,3 +588,37 @@ class NumpyroAdapter(NumpyroContexts, Adapter):
 
     def event_shape(self, dist: Any) -> tuple[int, ...]:
         return tuple(dist.event_shape)
+
+
+def _draw_in_context(dist: Any, mode: DrawMode, shape: tuple[int, ...], key: Any) -> Any:
+    """One request's draws, of shape ``shape`` + batch + event in every mode: as the
+    distribution's own method, or as a model draws (vmap over keys, plates, scan)."""
+    import jax
+    import numpyro
+    from numpyro import handlers
+    from numpyro.contrib.control_flow import scan
+
+    if mode is DrawMode.SAMPLE:
+        return dist.sample(key, shape)
+    if mode is DrawMode.RSAMPLE:
+        return dist.rsample(key, shape)
+    if mode is DrawMode.VMAP:
+        return jax.vmap(lambda k: dist.sample(k, shape[1:]))(jax.random.split(key, shape[0]))
+
+    def site(sizes: tuple[int, ...]) -> Any:
+        """A sample site inside one plate per size, left of the batch dimensions."""
+        with contextlib.ExitStack() as plates:
+            for i, size in enumerate(sizes):
+                dim = -(len(dist.batch_shape) + len(sizes) - i)
+                plates.enter_context(numpyro.plate(f"sample_{i}", size, dim=dim))
+            return numpyro.sample("x", dist)
+
+    if mode is DrawMode.PLATE:
+        return handlers.seed(lambda: site(shape), key)()
+    if mode is DrawMode.SCAN:
+
+        def model() -> Any:
+            return scan(lambda carry, _: (carry, site(shape[1:])), None, None, length=shape[0])[1]
+
+        return handlers.seed(model, key)()
+    raise NotImplementedError(f"no draw mode {mode}")
