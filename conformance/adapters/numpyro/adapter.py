@@ -452,12 +452,11 @@ class NumpyroAdapter(NumpyroContexts, Adapter):
                 keys = jax.random.split(key, len(asked))
                 found: list[Any] = []
                 for i, ((mode, shape), k) in enumerate(zip(asked, keys, strict=True)):
-                    if raised is None:
-                        found.append(_draw_in_context(dist, mode, shape, k))
-                        continue
                     try:
                         found.append(_draw_in_context(dist, mode, shape, k))
                     except Exception as exc:  # this context only: the others still draw
+                        if raised is None:
+                            raise
                         raised[i] = exc
                         found.append(None)
                 return found
