@@ -123,3 +123,55 @@ def test_per_distinct_evaluates_each_distinct_tuple_once() -> None:
     assert seen == [4] and got.shape == (512, 4)
     np.testing.assert_array_equal(got, np.broadcast_to(traced(a[0], b), (512, 4)))
     assert got[0, 1] == -1.0 and got[0, 2] == 1.0  # −0.0 and 0.0 are not merged
+
+
+def _alone_and_together(function, *columns: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    together = function(*columns)
+    alone = np.array(
+        [function(*(np.asarray(c[i]) for c in columns)) for i in range(len(columns[0]))]
+    )
+    return together, alone
+
+
+def test_gamma_kernels_give_each_element_its_own_number_in_any_company() -> None:
+    """The Gamma's kernels take each form (Stirling's series or lgamma, the deviance's sum or
+    its logs, Loader's kernel or the textbook density) only where some element needs it: an
+    element's bits must not depend on which forms its neighbours take."""
+    from conformance.reference.families.gamma import bd0, gamma_log_density, stirlerr
+
+    a = np.array([0.3, 2.0, 8.5, 12.0, 500.0, 2.0e6])
+    rate = np.array([1.0, 2.0, 0.5, 1.0, 1.0, 1.0])
+    x = np.array([1e-3, 0.9, 15.0, 11.5, 499.0, 2.0e6 + 3.0])
+    for together, alone in (
+        _alone_and_together(stirlerr, a),
+        _alone_and_together(bd0, x, a),
+        _alone_and_together(gamma_log_density, a, rate, x),
+    ):
+        assert np.all(np.isfinite(together))
+        np.testing.assert_array_equal(together, alone)
+
+
+def test_truncated_gamma_normaliser_takes_each_regime_per_element() -> None:
+    """log Z of the truncated Gamma in one call mixing every regime (the series, the continued
+    fraction, the narrow quadrature, the general way) equals each element's own call, bit for
+    bit: a regime is evaluated only where some element is in it, never read elsewhere."""
+    from conformance.reference.families.truncated_gamma_mass import log_normalizer
+
+    # The series, the fraction, the narrow quadrature (a fraction's interval too), the series,
+    # the general way (z_b beyond the series, z_a below the fraction).
+    low = np.array([0.5, 30.0, 3.0, 0.1, 0.5])
+    high = np.array([3.0, 40.0, 3.000001, 0.2, 300.0])
+
+    def two_sided(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+        params = {"concentration": 2.0, "rate": 1.0, "low": lo, "high": hi}
+        return log_normalizer(params, "two_sided")
+
+    def left(lo: np.ndarray) -> np.ndarray:
+        return log_normalizer({"concentration": 2.0, "rate": 1.0, "low": lo}, "left_truncated")
+
+    together, alone = _alone_and_together(two_sided, low, high)
+    assert np.all(np.isfinite(together))
+    np.testing.assert_array_equal(together, alone)
+    together, alone = _alone_and_together(left, np.array([0.5, 30.0, 1e6]))
+    assert np.all(np.isfinite(together))
+    np.testing.assert_array_equal(together, alone)

@@ -50,12 +50,17 @@ def stirlerr(n: np.ndarray) -> np.ndarray:
     """
     n = np.asarray(n, dtype=np.float64)
     big = n > STIRLING_FROM
-    nb = np.where(big, n, STIRLING_FROM + 1.0)
-    inv2 = 1.0 / (nb * nb)
-    series = np.zeros_like(nb)
-    for coef in reversed(_STIRLING):
-        series = coef + series * inv2
-    series = series / nb
+    # Each form only where some element takes it (its numbers are never read elsewhere).
+    series: np.ndarray | float = np.nan
+    if big.any():
+        nb = np.where(big, n, STIRLING_FROM + 1.0)
+        inv2 = 1.0 / (nb * nb)
+        series = np.zeros_like(nb)
+        for coef in reversed(_STIRLING):
+            series = coef + series * inv2
+        series = series / nb
+    if big.all():
+        return np.where(big, series, np.nan)
     ns = np.where(big, 1.0, n)
     direct = special.gammaln(ns) - (ns - 0.5) * np.log(ns) + ns - HALF_LOG_2PI
     return np.where(big, series, direct)
@@ -69,14 +74,16 @@ def bd0(x: np.ndarray, m: np.ndarray) -> np.ndarray:
     """
     x, m = np.broadcast_arrays(np.asarray(x, dtype=np.float64), np.asarray(m, dtype=np.float64))
     near = np.abs(x - m) < 0.1 * (x + m)
-    xs, ms = np.where(near, x, 1.0), np.where(near, m, 1.0)
-    v = (xs - ms) / (xs + ms)
-    total = (xs - ms) * v
-    term = 2.0 * xs * v
-    v2 = v * v
-    for j in range(1, 15):
-        term = term * v2
-        total = total + term / (2 * j + 1)
+    total: np.ndarray | float = np.nan
+    if near.any():  # the sum only where some element is near (it is read nowhere else)
+        xs, ms = np.where(near, x, 1.0), np.where(near, m, 1.0)
+        v = (xs - ms) / (xs + ms)
+        total = (xs - ms) * v
+        term = 2.0 * xs * v
+        v2 = v * v
+        for j in range(1, 15):
+            term = term * v2
+            total = total + term / (2 * j + 1)
     ratio = x / m
     normal = (ratio > 1e-300) & (ratio < 1e300)
     log_ratio = np.where(normal, np.log(np.where(normal, ratio, 1.0)), np.log(x) - np.log(m))
@@ -88,8 +95,12 @@ def log_poisson_kernel(k: np.ndarray, lam: np.ndarray) -> np.ndarray:
     """log(λ^k·e^{−λ}/Γ(k + 1)) for real k ≥ 0, λ ≥ 0 (Loader's ``dpois_raw``)."""
     k, lam = np.broadcast_arrays(np.asarray(k, dtype=np.float64), np.asarray(lam, dtype=np.float64))
     big = k > STIRLING_FROM
-    ks = np.where(big, k, STIRLING_FROM + 1.0)
-    loader = -stirlerr(ks) - bd0(ks, lam) - HALF_LOG_2PI - 0.5 * np.log(ks)
+    loader: np.ndarray | float = np.nan
+    if big.any():  # each form only where some element takes it
+        ks = np.where(big, k, STIRLING_FROM + 1.0)
+        loader = -stirlerr(ks) - bd0(ks, lam) - HALF_LOG_2PI - 0.5 * np.log(ks)
+    if big.all():
+        return np.where(big, loader, np.nan)
     direct = special.xlogy(k, lam) - lam - special.gammaln(k + 1.0)
     return np.where(big, loader, direct)
 
@@ -99,9 +110,12 @@ def gamma_log_density(a: np.ndarray, rate: np.ndarray | float, x: np.ndarray) ->
     (for a ≥ 1; below, the textbook form, which does not cancel there), with the right
     limits at x = 0."""
     lam = rate * x
+    large = np.asarray(a > 1.0 + STIRLING_FROM)
     small = special.xlogy(a - 1.0, lam) - lam - special.gammaln(a) + np.log(rate)
+    if not large.any():  # the kernel only where some element takes it
+        return np.where(large, np.nan, small)
     kernel = log_poisson_kernel(np.maximum(a - 1.0, 0.0), lam) + np.log(rate)
-    return np.where(a > 1.0 + STIRLING_FROM, kernel, small)
+    return np.where(large, kernel, small)
 
 
 #: Below this, P(a, z) is its series' first term z^a/Γ(a + 1) to within a relative z.

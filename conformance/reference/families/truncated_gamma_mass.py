@@ -105,10 +105,25 @@ def narrow_expectations(alpha, rate, low, high, x):
 
 
 # ----- the regimes' pieces -----------------------------------------------------------------------
+def upper_mask(alpha, rate, low) -> np.ndarray:
+    """Where the fraction regime holds: z_a ≥ α + 1 (low > 0)."""
+    za = rate * low
+    with np.errstate(all="ignore"):
+        return (low > 0) & np.isfinite(za) & (za >= alpha + 1.0)
+
+
+def lower_mask(alpha, rate, low, high) -> np.ndarray:
+    """Where the series regime holds: z_b < α + 250 (high finite). Below α = 1 with low > 0,
+    P(z_a) and P(z_b) are both ~1 − α·E₁(z): r's logs would cancel, so not there."""
+    zb = rate * high
+    with np.errstate(all="ignore"):
+        return series_usable(alpha, zb) & (zb > 0) & ((alpha >= 1.0) | (low == 0))
+
+
 def upper_regime(alpha, rate, low, high) -> dict[str, np.ndarray]:
     """Where z_a ≥ α + 1 (low > 0): D and ∂D/∂α at both ends, log r, log Q(z_a)."""
     za, zb = rate * low, rate * high
-    mask = (low > 0) & np.isfinite(za) & (za >= alpha + 1.0)
+    mask = upper_mask(alpha, rate, low)
     fb = np.isfinite(zb)
     with np.errstate(all="ignore"):
         za_ = np.where(mask, za, alpha + 2.0)
@@ -127,8 +142,7 @@ def upper_regime(alpha, rate, low, high) -> dict[str, np.ndarray]:
 def lower_regime(alpha, rate, low, high) -> dict[str, np.ndarray]:
     """Where z_b < α + 250 (high finite): the series at both ends, log r = log P(z_a)/P(z_b)."""
     za, zb = rate * low, rate * high
-    # Below α = 1 with low > 0, P(z_a) and P(z_b) are both ~1 − α·E₁(z): r's logs cancel there.
-    mask = series_usable(alpha, zb) & (zb > 0) & ((alpha >= 1.0) | (low == 0))
+    mask = lower_mask(alpha, rate, low, high)
     with np.errstate(all="ignore"):
         zb_ = np.where(mask, zb, 1.0)
         za_ = np.where(mask & (za > 0), za, 0.5 * zb_)
@@ -153,23 +167,32 @@ def log_normalizer(params: Arrays, parametrization: str) -> np.ndarray:
     with np.errstate(all="ignore"):
         if parametrization == "right_truncated":
             return log_gammainc(alpha, zb)
-        if parametrization == "left_truncated":
-            out = log_gammaincc(alpha, za)
-        else:
-            lp_a, lp_b = log_gammainc(alpha, za), log_gammainc(alpha, zb)
-            lq_a, lq_b = log_gammaincc(alpha, za), log_gammaincc(alpha, zb)
-            out = np.where(
-                lp_a > -LOG_2, lq_a + log1mexp(lq_b - lq_a), lp_b + log1mexp(lp_a - lp_b)
-            )
+        # Each regime is evaluated only where some element is in it, later ones taking
+        # precedence: the general way only where no regime holds (most calls are one draw's
+        # neighbourhood, all in one regime; the quadrature alone is 24 densities an element).
+        in_upper = upper_mask(alpha, rate, low)
+        in_lower = lower_mask(alpha, rate, low, high) if parametrization == "two_sided" else False
+        is_narrow = narrow(alpha, rate, low, high) if parametrization == "two_sided" else False
+        out: np.ndarray | float = np.nan
+        if not np.all(in_upper | in_lower | is_narrow):
+            if parametrization == "left_truncated":
+                out = log_gammaincc(alpha, za)
+            else:
+                lp_a, lp_b = log_gammainc(alpha, za), log_gammainc(alpha, zb)
+                lq_a, lq_b = log_gammaincc(alpha, za), log_gammaincc(alpha, zb)
+                out = np.where(
+                    lp_a > -LOG_2, lq_a + log1mexp(lq_b - lq_a), lp_b + log1mexp(lp_a - lp_b)
+                )
+        if np.any(in_lower):
             low_reg = lower_regime(alpha, rate, low, high)
-            out = np.where(low_reg["mask"], low_reg["log_pb"] + log1mexp(low_reg["log_r"]), out)
-        up = upper_regime(alpha, rate, low, high)
-        out = np.where(up["mask"], up["log_qa"] + log1mexp(up["log_r"]), out)
-        if parametrization == "two_sided":
-            is_narrow = narrow(alpha, rate, low, high)
+            out = np.where(in_lower, low_reg["log_pb"] + log1mexp(low_reg["log_r"]), out)
+        if np.any(in_upper):
+            up = upper_regime(alpha, rate, low, high)
+            out = np.where(in_upper, up["log_qa"] + log1mexp(up["log_r"]), out)
+        if np.any(is_narrow):
             l_, h_ = np.where(is_narrow, low, 1.0), np.where(is_narrow, high, 1.1)
             out = np.where(is_narrow, _log_mass_by_quadrature(alpha, rate, l_, h_), out)
-        return out
+        return np.asarray(out) if np.shape(out) == alpha.shape else np.full(alpha.shape, out)
 
 
 def upper_log_density(alpha, rate, low, up, x):
