@@ -248,16 +248,23 @@ class DrawLaw:
                 # differences never settled (all tries spent) is not tried three times more,
                 # and the others try the step that settled them first.
                 at_ok = np.where(ok, at, np.nan)
-                up, ok_up, _ = self._implicit(params, at_ok + step, name, unit, prefer=steps)
-                down, ok_down, _ = self._implicit(params, at_ok - step, name, unit, prefer=steps)
+                # The draw moved up and down, and the judged parameters moved together by one
+                # relative unit (a framework rounds what it computes from them, as the
+                # comparison of log_prob allows for): three derivatives per draw, stacked on a
+                # leading axis and taken in one pass (each draw's own tries, as alone).
+                moved = {k: v * (1.0 + SENSITIVITY_STEP) if k in names else v
+                         for k, v in params.items()}  # fmt: skip
+                three, three_ok, _ = self._implicit(
+                    {k: np.stack([v, v, moved[k]]) for k, v in params.items()},
+                    np.stack([at_ok + step, at_ok - step, at_ok]),
+                    name,
+                    unit,
+                    prefer=np.stack([steps] * 3),
+                )
+                (up, down, shifted), (ok_up, ok_down, ok_moved) = three, three_ok
                 slopes = np.stack([np.where(ok_up, np.abs(up - exact), np.nan),
                                    np.where(ok_down, np.abs(exact - down), np.nan)])  # fmt: skip
                 spread = np.max(np.where(np.isnan(slopes), 0.0, slopes), axis=0)
-                # And per relative unit of the judged parameters together (a framework rounds
-                # what it computes from them, as the comparison of log_prob allows for).
-                moved = {k: v * (1.0 + SENSITIVITY_STEP) if k in names else v
-                         for k, v in params.items()}  # fmt: skip
-                shifted, ok_moved, _ = self._implicit(moved, at_ok, name, unit, prefer=steps)
                 by_params = np.where(ok_moved, np.abs(shifted - exact) / SENSITIVITY_STEP, 0.0)
                 sensitivity[name] = np.where(step > 0, spread / step * np.abs(at), 0.0) + by_params
                 derivatives[name] = exact
@@ -359,15 +366,15 @@ class DrawLaw:
     ) -> tuple[np.ndarray, np.ndarray]:
         """One Richardson tableau of ∂F/∂θ from step ``first``: its estimate, and where its last
         two extrapolations agree and its last difference of F is resolved."""
+        # Every level's two points in one evaluation of the oracle, stacked on a leading axis
+        # (its numbers are elementwise: each the one it has alone).
+        h = first / (2.0 ** np.arange(IMPLICIT_LEVELS)).reshape((-1,) + (1,) * first.ndim)
+        plus, minus = params[name] + h, params[name] - h
+        F_plus, F_minus = np.split(self._cdf_at_moved(params, at, name, plus, minus), 2)
         rows: list[list[np.ndarray]] = []
         for level in range(IMPLICIT_LEVELS):
-            h = first / 2.0**level
-            plus, minus = dict(params), dict(params)
-            plus[name], minus[name] = params[name] + h, params[name] - h
-            taken = plus[name] - minus[name]
-            F_plus = np.asarray(self._evaluate_at(plus, at).cdf)
-            F_minus = np.asarray(self._evaluate_at(minus, at).cdf)
-            change = F_plus - F_minus
+            taken = plus[level] - minus[level]
+            change = F_plus[level] - F_minus[level]
             row = [change / taken]
             for j, prev in enumerate(rows[-1] if rows else []):
                 row.append(row[j] + (row[j] - prev) / (4.0 ** (j + 1) - 1.0))
@@ -383,16 +390,29 @@ class DrawLaw:
         its smaller tail at the slope one probe measures; a location 0 with scale 250 needs
         steps far above the location's unit), then :data:`IMPLICIT_STEPS` of the unit."""
         probe = unit * IMPLICIT_STEPS[0]
-        plus, minus = dict(params), dict(params)
-        plus[name], minus[name] = params[name] + probe, params[name] - probe
-        change = np.asarray(self._evaluate_at(plus, at).cdf) - np.asarray(
-            self._evaluate_at(minus, at).cdf
-        )
+        plus, minus = params[name] + probe, params[name] - probe
+        F_plus, F_minus = self._cdf_at_moved(params, at, name, plus[None], minus[None])
+        change = F_plus - F_minus
         slope = np.abs(change) / (2 * probe)
         sized = 0.01 * np.minimum(F, 1.0 - F) / np.where(slope > 0, slope, np.nan)
         if self.family.parametrizations[self.parametrization][name].domain != "real":
             sized = np.minimum(sized, 0.5 * unit)  # never a step that leaves the domain
         return [sized, *(unit * share for share in IMPLICIT_STEPS)]
+
+    def _cdf_at_moved(
+        self,
+        params: dict[str, np.ndarray],
+        at: np.ndarray,
+        name: str,
+        plus: np.ndarray,
+        minus: np.ndarray,
+    ) -> np.ndarray:
+        """F at ``at`` with parameter ``name`` moved to each of ``plus`` and then ``minus``
+        (each shaped (k, *at.shape)), in one evaluation: shape (2k, *at.shape)."""
+        moved = np.concatenate([plus, minus])
+        stacked = {k: np.broadcast_to(v, moved.shape) for k, v in params.items()}
+        stacked[name] = moved
+        return np.asarray(self._evaluate_at(stacked, np.broadcast_to(at, moved.shape)).cdf)
 
     def _density(
         self, params: dict[str, np.ndarray], value: np.ndarray, found: reference.Evaluation

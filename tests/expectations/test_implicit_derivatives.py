@@ -337,3 +337,23 @@ def test_sensitivity_tries_the_settled_step_first(monkeypatch) -> None:
     )
     assert ok_again.all() and len(evaluated) == 1 <= tries_plain
     np.testing.assert_allclose(again, plain, rtol=1e-9)
+
+
+def test_each_draws_derivative_and_sensitivity_are_its_own_in_any_company() -> None:
+    """The Richardson levels, the probe and the three sensitivity derivatives are taken in
+    stacked evaluations: a draw's numbers must be the bits it gets alone, whichever other draws
+    (settled at once, or needing later tries) share the call."""
+    law = _law(GAMMA)
+    x = np.array([[0.2, 1.1, 75.0], [1e-3, 0.4, 95.0], [2.0, 3.5, 60.0]])
+    together = law.implicit_derivatives(x, ["concentration", "rate"])
+    for row in range(x.shape[0]):
+        alone = law.implicit_derivatives(x[row : row + 1], ["concentration", "rate"])
+        for name in ("concentration", "rate"):
+            np.testing.assert_array_equal(
+                alone.derivatives[name][0], together.derivatives[name][row]
+            )
+            np.testing.assert_array_equal(
+                alone.sensitivity[name][0], together.sensitivity[name][row]
+            )
+            np.testing.assert_array_equal(alone.judged_by[name][0], together.judged_by[name][row])
+    assert together.judged.sum() >= 7

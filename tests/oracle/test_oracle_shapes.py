@@ -175,3 +175,18 @@ def test_truncated_gamma_normaliser_takes_each_regime_per_element() -> None:
     together, alone = _alone_and_together(left, np.array([0.5, 30.0, 1e6]))
     assert np.all(np.isfinite(together))
     np.testing.assert_array_equal(together, alone)
+
+
+def test_continued_fraction_depth_is_each_elements_own() -> None:
+    """The upper incomplete gamma's fraction is summed from a depth set by each element's own
+    concentration, so a small concentration beside a large one keeps the bits it has alone."""
+    from conformance.reference.families.incomplete_gamma import upper_fraction
+
+    # (0.5, 1.5) alone is summed from depth 62: from 2,906 (9e5's) it ends an ulp away.
+    a = np.array([0.5, 2.0, 400.0, 9.0e5, np.nan])
+    z = np.array([1.5, 40.0, 500.0, 9.1e5, 1.0])
+    together = upper_fraction(a, z)
+    for i in range(a.size):
+        alone = upper_fraction(a[i : i + 1], z[i : i + 1])
+        for t, s in zip(together, alone, strict=True):
+            np.testing.assert_array_equal(t[i : i + 1], s)

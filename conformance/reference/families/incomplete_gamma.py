@@ -121,19 +121,29 @@ def log_lower(a: np.ndarray, z: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.
 
 def upper_fraction(a: np.ndarray, z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(D, ∂D/∂a) with D = z + 1 − a + T, the continued fraction summed backwards from a depth
-    that covers a (60 + 3√a terms, at most 3000)."""
+    that covers each element's a (60 + 3√a terms, at most 3000).
+
+    The depth is each element's own, so an element's number is the one it has alone, whatever
+    else shares the call: an element joins the backward sum at its depth (T = 0 before)."""
     a, z = np.broadcast_arrays(np.asarray(a, np.float64), np.asarray(z, np.float64))
     finite = np.isfinite(a) & (a > 0)
-    depth = int(min(3000, 60 + 3 * np.sqrt(np.max(np.where(finite, a, 0.0), initial=0.0))))
+    with np.errstate(invalid="ignore"):
+        depths = np.minimum(3000.0, 60.0 + 3.0 * np.sqrt(np.where(finite, a, 0.0))).astype(int)
+    deepest = int(depths.max(initial=60))
+    shallowest = int(depths.min(initial=60))
     t = np.zeros_like(z)
     dt = np.zeros_like(z)
     with np.errstate(all="ignore"):
-        for i in range(depth, 0, -1):
+        for i in range(deepest, 0, -1):
             num = i * (a - i)
             den = z + 2.0 * i + 1.0 - a + t
             # d/da [num/den] with d num/da = i and d den/da = −1 + dt.
-            dt = (i * den - num * (dt - 1.0)) / (den * den)
-            t = num / den
+            step_dt = (i * den - num * (dt - 1.0)) / (den * den)
+            step_t = num / den
+            if i > shallowest:  # some elements have not reached their depth yet
+                joined = i <= depths
+                step_dt, step_t = np.where(joined, step_dt, dt), np.where(joined, step_t, t)
+            dt, t = step_dt, step_t
         return z + 1.0 - a + t, dt - 1.0
 
 
