@@ -654,6 +654,18 @@ def vanishing_ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
         return np.where(num == 0.0, 0.0, num / den)
 
 
+def where_needed(
+    mask: np.ndarray, taken: Callable[[], Any], otherwise: Callable[[], Any]
+) -> np.ndarray:
+    """``np.where(mask, taken(), otherwise())``, each side computed only when some element
+    takes it: a form whose numbers no element reads (a series, a loop of terms) costs nothing,
+    and every element keeps the bits it has either way."""
+    mask = np.asarray(mask)
+    chosen = taken() if mask.any() else np.nan
+    rest = otherwise() if not mask.all() else np.nan
+    return np.where(mask, chosen, rest)
+
+
 def per_distinct(function: Callable[..., np.ndarray], *arrays: np.ndarray) -> np.ndarray:
     """``function(*arrays)`` for elementwise ``function``, evaluated once per distinct tuple of
     the arrays' elements (compared bit for bit) and spread back to their broadcast shape: a

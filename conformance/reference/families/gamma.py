@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
-from ..core import Arrays, Family, Options, ParamInfo, ValueInfo, vanishing_ratio
+from ..core import Arrays, Family, Options, ParamInfo, ValueInfo, vanishing_ratio, where_needed
 
 #: Options shared by the half-line families whose support is [0, ∞) in torch and (0, ∞) in NumPyro.
 SUPPORT_LOWER = {"support_lower": ("closed", "open")}
@@ -50,20 +50,20 @@ def stirlerr(n: np.ndarray) -> np.ndarray:
     """
     n = np.asarray(n, dtype=np.float64)
     big = n > STIRLING_FROM
-    # Each form only where some element takes it (its numbers are never read elsewhere).
-    series: np.ndarray | float = np.nan
-    if big.any():
+
+    def series() -> np.ndarray:
         nb = np.where(big, n, STIRLING_FROM + 1.0)
         inv2 = 1.0 / (nb * nb)
-        series = np.zeros_like(nb)
+        total = np.zeros_like(nb)
         for coef in reversed(_STIRLING):
-            series = coef + series * inv2
-        series = series / nb
-    if big.all():
-        return np.where(big, series, np.nan)
-    ns = np.where(big, 1.0, n)
-    direct = special.gammaln(ns) - (ns - 0.5) * np.log(ns) + ns - HALF_LOG_2PI
-    return np.where(big, series, direct)
+            total = coef + total * inv2
+        return total / nb
+
+    def direct() -> np.ndarray:
+        ns = np.where(big, 1.0, n)
+        return special.gammaln(ns) - (ns - 0.5) * np.log(ns) + ns - HALF_LOG_2PI
+
+    return where_needed(big, series, direct)
 
 
 def bd0(x: np.ndarray, m: np.ndarray) -> np.ndarray:
@@ -74,8 +74,8 @@ def bd0(x: np.ndarray, m: np.ndarray) -> np.ndarray:
     """
     x, m = np.broadcast_arrays(np.asarray(x, dtype=np.float64), np.asarray(m, dtype=np.float64))
     near = np.abs(x - m) < 0.1 * (x + m)
-    total: np.ndarray | float = np.nan
-    if near.any():  # the sum only where some element is near (it is read nowhere else)
+
+    def summed() -> np.ndarray:
         xs, ms = np.where(near, x, 1.0), np.where(near, m, 1.0)
         v = (xs - ms) / (xs + ms)
         total = (xs - ms) * v
@@ -84,25 +84,27 @@ def bd0(x: np.ndarray, m: np.ndarray) -> np.ndarray:
         for j in range(1, 15):
             term = term * v2
             total = total + term / (2 * j + 1)
-    ratio = x / m
-    normal = (ratio > 1e-300) & (ratio < 1e300)
-    log_ratio = np.where(normal, np.log(np.where(normal, ratio, 1.0)), np.log(x) - np.log(m))
-    far = np.where(x == 0.0, m, x * log_ratio + m - x)
-    return np.where(near, total, far)
+        return total
+
+    def far() -> np.ndarray:
+        ratio = x / m
+        normal = (ratio > 1e-300) & (ratio < 1e300)
+        log_ratio = np.where(normal, np.log(np.where(normal, ratio, 1.0)), np.log(x) - np.log(m))
+        return np.where(x == 0.0, m, x * log_ratio + m - x)
+
+    return where_needed(near, summed, far)
 
 
 def log_poisson_kernel(k: np.ndarray, lam: np.ndarray) -> np.ndarray:
     """log(λ^k·e^{−λ}/Γ(k + 1)) for real k ≥ 0, λ ≥ 0 (Loader's ``dpois_raw``)."""
     k, lam = np.broadcast_arrays(np.asarray(k, dtype=np.float64), np.asarray(lam, dtype=np.float64))
     big = k > STIRLING_FROM
-    loader: np.ndarray | float = np.nan
-    if big.any():  # each form only where some element takes it
+
+    def loader() -> np.ndarray:
         ks = np.where(big, k, STIRLING_FROM + 1.0)
-        loader = -stirlerr(ks) - bd0(ks, lam) - HALF_LOG_2PI - 0.5 * np.log(ks)
-    if big.all():
-        return np.where(big, loader, np.nan)
-    direct = special.xlogy(k, lam) - lam - special.gammaln(k + 1.0)
-    return np.where(big, loader, direct)
+        return -stirlerr(ks) - bd0(ks, lam) - HALF_LOG_2PI - 0.5 * np.log(ks)
+
+    return where_needed(big, loader, lambda: special.xlogy(k, lam) - lam - special.gammaln(k + 1.0))
 
 
 def gamma_log_density(a: np.ndarray, rate: np.ndarray | float, x: np.ndarray) -> np.ndarray:
@@ -110,12 +112,11 @@ def gamma_log_density(a: np.ndarray, rate: np.ndarray | float, x: np.ndarray) ->
     (for a ≥ 1; below, the textbook form, which does not cancel there), with the right
     limits at x = 0."""
     lam = rate * x
-    large = np.asarray(a > 1.0 + STIRLING_FROM)
-    small = special.xlogy(a - 1.0, lam) - lam - special.gammaln(a) + np.log(rate)
-    if not large.any():  # the kernel only where some element takes it
-        return np.where(large, np.nan, small)
-    kernel = log_poisson_kernel(np.maximum(a - 1.0, 0.0), lam) + np.log(rate)
-    return np.where(large, kernel, small)
+    return where_needed(
+        a > 1.0 + STIRLING_FROM,
+        lambda: log_poisson_kernel(np.maximum(a - 1.0, 0.0), lam) + np.log(rate),
+        lambda: special.xlogy(a - 1.0, lam) - lam - special.gammaln(a) + np.log(rate),
+    )
 
 
 #: Below this, P(a, z) is its series' first term z^a/Γ(a + 1) to within a relative z.

@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
+from ..core import where_needed
 from .gamma import gamma_log_density
 
 #: The lower series is summed this far, and used below z = a + SERIES_REACH (where its terms
@@ -153,14 +154,13 @@ def log_gammainc(a: np.ndarray, z: np.ndarray) -> np.ndarray:
     a, z = np.broadcast_arrays(np.asarray(a, np.float64), np.asarray(z, np.float64))
     with np.errstate(all="ignore"):
         use = series_usable(a, z) & (z > 0)
-        # Each way is taken only where some element needs it (the other's numbers are never
-        # read there): most calls are one draw's neighbourhood, all in one regime.
-        series = log_lower(a, np.where(use, z, 0.5))[0] if use.any() else np.nan
-        if use.all():
-            return np.where(use, series, np.nan)
-        q = special.gammaincc(a, z)
-        out = np.where(q < 0.5, np.log1p(-q), np.log(special.gammainc(a, z)))
-        return np.where(use, series, out)
+
+        def by_scipy() -> np.ndarray:
+            q = special.gammaincc(a, z)
+            return np.where(q < 0.5, np.log1p(-q), np.log(special.gammainc(a, z)))
+
+        # Most calls are one draw's neighbourhood, all in one regime: one way is taken.
+        return where_needed(use, lambda: log_lower(a, np.where(use, z, 0.5))[0], by_scipy)
 
 
 def log_gammaincc(a: np.ndarray, z: np.ndarray) -> np.ndarray:
@@ -168,13 +168,13 @@ def log_gammaincc(a: np.ndarray, z: np.ndarray) -> np.ndarray:
     a, z = np.broadcast_arrays(np.asarray(a, np.float64), np.asarray(z, np.float64))
     with np.errstate(all="ignore"):
         use = np.isfinite(z) & (z >= a + 1.0)
-        fraction: np.ndarray | float = np.nan
-        if use.any():
+
+        def by_fraction() -> np.ndarray:
             zz = np.where(use, z, a + 2.0)
-            d, _ = upper_fraction(a, zz)
-            fraction = log_prefactor(a, zz) - np.log(d)
-        if use.all():
-            return np.where(use, fraction, np.nan)
-        p = special.gammainc(a, z)
-        out = np.where(p < 0.5, np.log1p(-p), np.log(special.gammaincc(a, z)))
-        return np.where(use, fraction, out)
+            return log_prefactor(a, zz) - np.log(upper_fraction(a, zz)[0])
+
+        def by_scipy() -> np.ndarray:
+            p = special.gammainc(a, z)
+            return np.where(p < 0.5, np.log1p(-p), np.log(special.gammaincc(a, z)))
+
+        return where_needed(use, by_fraction, by_scipy)
