@@ -32,7 +32,9 @@ class Binding(BaseModel):
         description="Explicit keyword arguments, replacing 'every parameter by (renamed) "
         "keyword'. Each value is {param: NAME} (a parameter's array), {literal: X} (a constant), "
         "or {call: DOTTED.PATH, args: {...}} (a nested constructor, e.g. Independent's base), "
-        "or a list of those (TransformedDistribution's transforms).",
+        "or {max_of: NAME} (the largest value of a parameter's input as a Python int, read "
+        "before any trace: NumPyro's total_count_max, which drawing under jax.jit needs), or "
+        "a list of those (TransformedDistribution's transforms).",
     )
     parametrizations: tuple[str, ...] | None = Field(
         default=None, description="Parametrisations this binding covers (default: all)."

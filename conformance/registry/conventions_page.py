@@ -68,6 +68,8 @@ def _spec(spec: object) -> str:
         return str(spec["param"])
     if isinstance(spec, dict) and "literal" in spec:
         return repr(spec["literal"])
+    if isinstance(spec, dict) and "max_of" in spec:
+        return f"max({spec['max_of']})"
     if isinstance(spec, dict) and "call" in spec:
         inner = ", ".join(f"{k}={_spec(v)}" for k, v in spec.get("args", {}).items())
         return f"{_short(spec['call'])}({inner})"

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from conformance import __version__
 from conformance.compare import err_over_tol, tolerance
+from conformance.registry.bounds import bound_name, static_bounds
 from conformance.reproducers.script import Script, array_literal
 
 if TYPE_CHECKING:
@@ -43,9 +44,14 @@ def _modules(path: str) -> str:
 
 
 def call_source(
-    binding, arrays: Mapping[str, str], operator_wrap: Callable[[str, str], str] | None
+    binding,
+    arrays: Mapping[str, str],
+    operator_wrap: Callable[[str, str], str] | None,
+    bounds: Mapping[str, int] | None = None,
 ) -> tuple[str, set[str]]:
-    """Source of the constructor call as the adapter makes it; returns (code, modules to import)."""
+    """Source of the constructor call as the adapter makes it; returns (code, modules to import).
+    ``bounds``: the ``{max_of: …}`` numbers of this input (a literal, as the adapter passes it);
+    without them the call computes the bound from the array."""
     modules = {_modules(binding.constructor)}
     if binding.args is None:
         parts = []
@@ -64,6 +70,9 @@ def call_source(
             return operator_wrap(keyword, expr) if operator_wrap and keyword else expr
         if "literal" in spec:
             return repr(spec["literal"])
+        if "max_of" in spec:
+            bound = (bounds or {}).get(bound_name(spec["max_of"]))
+            return f"int(np.max({arrays[spec['max_of']]}))" if bound is None else repr(bound)
         modules.add(_modules(spec["call"]))
         inner = ", ".join(f"{k}={render(v)}" for k, v in spec.get("args", {}).items())
         return f"{spec['call']}({inner})"
@@ -116,7 +125,8 @@ def render(subject: Subject, check: Check, message: str) -> str | None:
     def argument(keyword: str, expr: str) -> str:
         return dialect.argument(subject.binding, keyword, expr, params)
 
-    call, modules = call_source(subject.binding, call_arrays, argument)
+    bounds = static_bounds(subject.binding, params)
+    call, modules = call_source(subject.binding, call_arrays, argument, bounds)
     contexts = dialect.contexts(subject.binding)
     third_party = [
         "import numpy as np",

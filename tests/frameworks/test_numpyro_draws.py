@@ -125,3 +125,36 @@ def test_a_context_whose_draws_raise_is_reported_alone(monkeypatch) -> None:
     assert "scan(2, 3): raised ValueError: no scan here" in result.message
     assert result.metrics["draws"]["plate(2, 3)"] == {"shape": [2, 3, 2], "dtype": "float32"}
     assert result.metrics["draws"]["scan(2,)"] == {"raised": "raised ValueError: no scan here"}
+
+
+def _multinomial_case(total_count: list[int]) -> str:
+    return f"""
+- id: dm
+  family: DirichletMultinomial
+  params: {{concentration: [[1.0, 2.0, 3.0], [0.5, 0.5, 4.0]], total_count: {total_count}}}
+  value: [[1, 2, {total_count[0] - 3}], [0, 1, {total_count[1] - 1}]]
+"""
+
+
+def test_dirichlet_multinomial_draws_under_jit_with_each_cases_own_total_count_max() -> None:
+    """NumPyro needs total_count_max to draw under jax.jit (total_count traced); the binding
+    gives the case's own max(total_count), read before the trace and part of the compiled
+    function's key: two cases of one signature but other maxima never share a sampler (one
+    traced for max 6 would draw 6 trials where 40 are asked, or raise)."""
+    requests = [(DrawMode.SAMPLE, ()), (DrawMode.SAMPLE, (64,))]
+    for total_count in ([4, 6], [40, 9], [4, 6]):
+        subject = subject_for(make_case(_multinomial_case(total_count)), "numpyro", "float32")
+        adapter, binding = subject.adapter, subject.binding
+        assert binding.args is not None and binding.args["total_count_max"] == {
+            "max_of": "total_count"
+        }
+        with adapter.precision("float32"):
+            one, many = adapter.draw(binding, subject.params(), requests, seed=3)
+        assert np.asarray(one).shape == (2, 3) and np.asarray(many).shape == (64, 2, 3)
+        np.testing.assert_array_equal(np.asarray(one).sum(-1), total_count)
+        # NumPyro puts trials beyond a too-small bound into the first category: its mean
+        # is n·1/6 = 6.7 for n = 40 (concentration [1, 2, 3]), at least 34 with a bound of 6.
+        assert np.asarray(many)[:, 0, 0].mean() < total_count[0] / 2
+        np.testing.assert_array_equal(
+            np.asarray(many).sum(-1), np.broadcast_to(total_count, (64, 2))
+        )

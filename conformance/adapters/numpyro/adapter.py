@@ -26,6 +26,7 @@ from conformance.adapters.numpyro.contexts import NumpyroContexts
 from conformance.adapters.numpyro.dialect import JaxDialect
 from conformance.operations import DrawMode, DrawRaised, Operation
 from conformance.registry import Binding
+from conformance.registry.bounds import static_bounds
 from conformance.reproducers.dialects import Dialect
 
 
@@ -194,7 +195,7 @@ class NumpyroAdapter(NumpyroContexts, Adapter):
         import jax
         import jax.numpy as jnp
 
-        arrays, static = self._arrays_and_static(params)
+        arrays, static = self._arrays_and_static(binding, params)
         key = self._shapes_key(binding, static, arrays)
         shapes = self._functions.values.get(key)
         if shapes is None:
@@ -272,7 +273,7 @@ class NumpyroAdapter(NumpyroContexts, Adapter):
         import jax
         import jax.numpy as jnp
 
-        arrays, static = self._arrays_and_static(params)
+        arrays, static = self._arrays_and_static(binding, params)
         primals = {k: value if k == "value" else params[k] for k in wrt}
 
         def make() -> Any:
@@ -300,7 +301,7 @@ class NumpyroAdapter(NumpyroContexts, Adapter):
         import jax
 
         mapped, fixed, axes = split_mapped(params, in_axes)
-        arrays, static = self._arrays_and_static(fixed)
+        arrays, static = self._arrays_and_static(binding, fixed, params)
 
         def make() -> Any:
             def f(m: dict[str, Any], a: dict[str, Any], v: Any) -> Any:
@@ -324,7 +325,7 @@ class NumpyroAdapter(NumpyroContexts, Adapter):
         import jax
 
         mapped, fixed, axes = split_mapped(params, in_axes)
-        arrays, static = self._arrays_and_static(fixed)
+        arrays, static = self._arrays_and_static(binding, fixed, params)
 
         def make() -> Any:
             objective = self._objective(binding, static)
@@ -353,11 +354,15 @@ class NumpyroAdapter(NumpyroContexts, Adapter):
             return make()(*args)
         return self._functions.jitted(key, binding, static, make)(*args)
 
-    def _arrays_and_static(self, params):
+    def _arrays_and_static(self, binding, params, concrete=None):
+        """The parameters a compiled function takes as arguments (JAX arrays), and the others
+        with the binding's static bounds, read from ``concrete`` (default ``params``; a
+        vmapped call's whole parameters) before any trace."""
         import jax
 
         arrays = {k: v for k, v in params.items() if isinstance(v, jax.Array)}
         static = {k: v for k, v in params.items() if k not in arrays}
+        static.update(static_bounds(binding, params if concrete is None else concrete))
         return arrays, static
 
     def effect_site(self, kind, binding, params, value, plate, steps):
@@ -366,7 +371,7 @@ class NumpyroAdapter(NumpyroContexts, Adapter):
         from numpyro import handlers
         from numpyro.contrib.control_flow import scan
 
-        arrays, static = self._arrays_and_static(params)
+        arrays, static = self._arrays_and_static(binding, params)
         batch_shapes = self._functions.values
 
         def make() -> Any:
@@ -417,7 +422,7 @@ class NumpyroAdapter(NumpyroContexts, Adapter):
         import jax
         import jax.numpy as jnp
 
-        arrays, static = self._arrays_and_static(params)
+        arrays, static = self._arrays_and_static(binding, params)
         if not self.compiled:
             return bool(self._distribution(binding, params).has_rsample)
 
@@ -471,7 +476,7 @@ class NumpyroAdapter(NumpyroContexts, Adapter):
         ``Predictive`` draws this way)."""
         import jax
 
-        arrays, static = self._arrays_and_static(params)
+        arrays, static = self._arrays_and_static(binding, params)
         asked, make = self._draws(binding, static, requests)
         key = jax.random.PRNGKey(seed)
         leaf = next(iter(jax.tree_util.tree_leaves(arrays)), None)
@@ -524,7 +529,7 @@ class NumpyroAdapter(NumpyroContexts, Adapter):
         import jax
         import jax.numpy as jnp
 
-        arrays, static = self._arrays_and_static(params)
+        arrays, static = self._arrays_and_static(binding, params)
         wrt = tuple(k for k in names if k in arrays)
         # Static: the compiled function is made per set of copy shapes (each is one signature).
         shapes = tuple(sorted((k, tuple(v)) for k, v in (copies or {}).items() if k in wrt))
@@ -560,7 +565,7 @@ class NumpyroAdapter(NumpyroContexts, Adapter):
         under ``jax.jit`` they are fixed at trace time, so no sampler is compiled for them."""
         import jax
 
-        arrays, static = self._arrays_and_static(params)
+        arrays, static = self._arrays_and_static(binding, params)
         raised: dict[int, Exception] = {}
         asked, make = self._draws(binding, static, requests, raised)
         key = jax.random.PRNGKey(0)

@@ -27,6 +27,7 @@ from conformance.contexts import (
     widest,
 )
 from conformance.registry import Binding
+from conformance.registry.bounds import static_bounds
 
 _KINDS = (InputKind.NATIVE, InputKind.NUMPY, InputKind.PYTHON)
 
@@ -138,6 +139,7 @@ class NumpyroContexts:
 
         call = context.call
         fixed = {k: v for k, v in params.items() if k in static}
+        fixed.update(static_bounds(binding, params))  # read before any trace
         args = {k: v for k, v in params.items() if k not in static}
 
         def dist_of(p: Mapping[str, Any]) -> Any:
