@@ -28,7 +28,7 @@ from conformance.contexts import (
     Mode,
 )
 from conformance.operations import DrawMode, Operation
-from conformance.registry import Binding, Bindings, bindings_for, find_binding
+from conformance.registry import ARG_KINDS, Binding, Bindings, bindings_for, find_binding
 from conformance.registry.bounds import bound_name, largest
 from conformance.reproducers.dialects import Dialect
 from conformance.versions import version_text
@@ -43,15 +43,12 @@ def import_dotted(path: str) -> Any:
     return obj
 
 
-_ARG_KINDS = frozenset({"param", "literal", "call", "max_of"})
-
-
 def resolve_arg(spec: Any, params: Mapping[str, Any]) -> Any:
     """One entry of a binding's ``args`` tree → the object passed to the constructor (a list
     of entries → a list: TransformedDistribution's transforms)."""
     if isinstance(spec, list):
         return [resolve_arg(item, params) for item in spec]
-    if not isinstance(spec, dict) or len(_ARG_KINDS & set(spec)) != 1:
+    if not isinstance(spec, dict) or len(ARG_KINDS & set(spec)) != 1:
         raise ValueError(f"binding argument {spec!r} is not {{param|literal|call|max_of: …}}")
     if "param" in spec:
         return params[spec["param"]]

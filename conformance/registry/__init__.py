@@ -20,6 +20,10 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 FAMILY_DIR = Path(__file__).parent / "families"
 
 
+#: The kinds of a binding argument (see :attr:`Binding.args`).
+ARG_KINDS = frozenset({"param", "literal", "call", "max_of"})
+
+
 class Binding(BaseModel):
     """How one framework builds one family for some of its parametrisations."""
 

@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from conformance.registry import ARG_KINDS
+
 if TYPE_CHECKING:
     from conformance.registry import Binding
 
@@ -32,7 +34,7 @@ def _arg_specs(spec: Any) -> Iterator[dict]:
         for item in spec:
             yield from _arg_specs(item)
     elif isinstance(spec, dict):
-        if {"param", "literal", "call", "max_of"} & set(spec):
+        if ARG_KINDS & set(spec):
             yield spec
             spec = spec.get("args", {})
         for nested in spec.values():
