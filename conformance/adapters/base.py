@@ -321,6 +321,10 @@ class Adapter(ABC):
     #: The ways this framework is asked for draws (:class:`DrawMode` → how, shown in results);
     #: ``RSAMPLE`` is used only where a distribution says it has one (:meth:`has_rsample`).
     draw_modes: ClassVar[Mapping[DrawMode, str]] = {}
+    #: Where the draws' shapes are traced (:meth:`draw_shapes`), the modes whose draws are
+    #: also made, to hold them to the support: those that run sampler code of their own.
+    #: ``None``: every mode. Each mode drawn is one more sampler compiled into the item's program.
+    support_draw_modes: ClassVar[frozenset[DrawMode] | None] = None
 
     def has_rsample(self, binding: Binding, params: Mapping[str, Any]) -> bool:
         """Whether the distribution draws reparameterised (differentiable) samples."""

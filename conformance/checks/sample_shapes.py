@@ -6,7 +6,8 @@ where the framework has them the contexts a model draws in (NumPyro: ``vmap`` ov
 sample site inside plates, inside ``scan``: the seed bug's class, for draws). The
 draws are also held to the support. Where the framework fixes the shapes before running
 (``Adapter.draw_shapes``: JAX traces them), they are read from there, and the draws of the
-largest sample_shape in each mode are held to those shapes and to the support.
+largest sample_shape are held to those shapes and to the support in each mode that runs
+sampler code of its own (``Adapter.support_draw_modes``).
 """
 
 from __future__ import annotations
@@ -69,16 +70,23 @@ class SampleShapesCheck(Check):
         seed = subject.draw_seed(self.name)
         traced = draw_shapes(subject, wanted)
         # Where the framework fixes the draws' shapes before running (JAX), they are read from
-        # there, and only the largest sample_shape of each mode is drawn, for the support:
-        # each request is a sampler compiled of its own (Gamma's: 1.5 s).
+        # there, and only the largest sample_shape of each mode the adapter draws for the
+        # support is drawn: each request is a sampler compiled of its own (Gamma's: 1.5 s).
         # A request whose draws raised while tracing is reported as such, and not drawn.
         raised = {
             r: t for r, t in zip(wanted, traced or [], strict=False) if isinstance(t, DrawRaised)
         }
+        support_modes = subject.adapter.support_draw_modes
         drawn = (
             wanted
             if traced is None
-            else [r for r in wanted if r[1] == SAMPLE_SHAPES[-1] and r not in raised]
+            else [
+                r
+                for r in wanted
+                if r[1] == SAMPLE_SHAPES[-1]
+                and r not in raised
+                and (support_modes is None or r[0] in support_modes)
+            ]
         )
         values = dict(zip(drawn, draw(subject, drawn, seed), strict=True)) if drawn else {}
         described = traced or [(tuple(x.shape), str(x.dtype)) for x in values.values()]

@@ -127,6 +127,47 @@ def test_a_context_whose_draws_raise_is_reported_alone(monkeypatch) -> None:
     assert result.metrics["draws"]["scan(2,)"] == {"raised": "raised ValueError: no scan here"}
 
 
+def test_sample_shapes_draws_only_the_modes_that_run_a_sampler_of_their_own(monkeypatch) -> None:
+    """Every mode's shapes are traced, but only ``sample`` and ``vmap`` (whose batching rules
+    rewrite the sampler) are drawn for the support: NumPyro's ``rsample`` is ``sample``, a
+    plate draws the expanded distribution's ``sample``, ``scan`` the same sampler in a loop.
+    A ``vmap`` draw outside the support is still found; a plate's is not looked for."""
+    from conformance.adapters.numpyro import adapter as module
+    from conformance.checks import CHECKS
+    from conformance.kinds import Kind
+
+    original = module._draw_in_context
+
+    def negated(modes):
+        def draw(dist, mode, shape, key):
+            x = original(dist, mode, shape, key)
+            return -x if mode in modes else x
+
+        return draw
+
+    subject = subject_for(make_case(GAMMA), "numpyro", "float32")
+    eager = subject.adapter.eager()
+    subject = subject_for(make_case(GAMMA), "numpyro", "float32", adapter=eager)
+    asked: list = []
+    draw = type(eager).draw
+
+    def spy(self, binding, params, requests, seed):
+        asked.extend(requests)
+        return draw(self, binding, params, requests, seed)
+
+    monkeypatch.setattr(type(eager), "draw", spy)
+    with eager.precision("float32"):
+        assert CHECKS["sample_shapes"].run(subject).passed
+        assert asked == [(DrawMode.SAMPLE, (2, 3)), (DrawMode.VMAP, (2, 3))]
+        monkeypatch.setattr(module, "_draw_in_context", negated({DrawMode.VMAP}))
+        result = CHECKS["sample_shapes"].run(subject)
+        assert not result.passed and result.kind is Kind.SAMPLE_SUPPORT
+        assert "\n  vmap(2, 3): 36 of 36 draws outside the support" in result.message
+        monkeypatch.setattr(module, "_draw_in_context", negated({DrawMode.PLATE}))
+        assert CHECKS["sample_shapes"].run(subject).passed
+    assert set(result.metrics["draws"]) == {f"{m}{s}" for m, s in REQUESTS}
+
+
 def _multinomial_case(total_count: list[int]) -> str:
     return f"""
 - id: dm

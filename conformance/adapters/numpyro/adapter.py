@@ -168,6 +168,15 @@ class NumpyroAdapter(NumpyroContexts, Adapter):
         DrawMode.SCAN: "numpyro.sample in numpyro.contrib.control_flow.scan of length "
         "sample_shape[0], inside a numpyro.plate per later sample dimension",
     }
+    #: Drawn for the support besides being traced: ``sample``, and ``vmap`` over keys (JAX's
+    #: batching rules rewrite the sampler, its rejection loops above all). Traced only:
+    #: ``rsample`` (NumPyro's ``rsample`` is ``sample`` for every distribution that has one),
+    #: a plate (the expanded distribution's ``sample``: the same sampler at a larger shape) and
+    #: ``scan`` (the same sampler in a loop's body). Each drawn mode is a sampler compiled into
+    #: the item's program: five of them were most of a cold ``sample_shapes`` item.
+    support_draw_modes: ClassVar[frozenset[DrawMode] | None] = frozenset(
+        {DrawMode.SAMPLE, DrawMode.VMAP}
+    )
 
     # ----- compiled or eager ----------------------------------------------------------------
     def __init__(self, compiled: bool = True) -> None:
