@@ -28,6 +28,10 @@ from conformance.kinds import Kind
 from conformance.operations import DrawMode, DrawRaised, Operation
 
 SAMPLE_SHAPES: tuple[tuple[int, ...], ...] = ((), (2,), (2, 3))
+#: Where the shapes are traced, the sample_shape drawn for the support in each mode: one
+#: sampler per mode as (2, 3) would be (a sampler's compilation does not depend on how many
+#: it draws), with 64 draws per batch element to hold to the support instead of 6.
+SUPPORT_SAMPLE_SHAPE: tuple[int, ...] = (16, 4)
 
 
 def requests(subject: Subject) -> list[tuple[DrawMode, tuple[int, ...]]]:
@@ -81,11 +85,11 @@ class SampleShapesCheck(Check):
             wanted
             if traced is None
             else [
-                r
-                for r in wanted
-                if r[1] == SAMPLE_SHAPES[-1]
-                and r not in raised
-                and (support_modes is None or r[0] in support_modes)
+                (mode, SUPPORT_SAMPLE_SHAPE)
+                for mode, shape in wanted
+                if shape == SAMPLE_SHAPES[-1]
+                and (mode, shape) not in raised
+                and (support_modes is None or mode in support_modes)
             ]
         )
         values = dict(zip(drawn, draw(subject, drawn, seed), strict=True)) if drawn else {}
@@ -101,7 +105,7 @@ class SampleShapesCheck(Check):
             found_shape, found_dtype = found
             want = expected_shape(subject, shape)
             shapes[label] = {"shape": list(found_shape), "dtype": found_dtype}
-            x = values.get((mode, shape))
+            x = values.get((mode, shape)) if traced is None else None
             if tuple(found_shape) != want:
                 problems.append(
                     (Kind.SHAPE, f"{label}: shape {tuple(found_shape)}, expected {want}")
@@ -114,6 +118,11 @@ class SampleShapesCheck(Check):
                 )
             elif x is not None and (where := outside_support(subject, x)):
                 problems.append((Kind.SAMPLE_SUPPORT, f"{label}: {where}"))
+        if traced is not None:
+            problems += self._support_problems(
+                subject, values, dict(zip(wanted, traced, strict=True))
+            )
+            shapes.update({f"{m}{s} (support)": int(np.size(x)) for (m, s), x in values.items()})
         metrics = {
             "modes": {
                 m: subject.adapter.draw_modes[m] for m in dict.fromkeys(m for m, _ in wanted)
@@ -124,3 +133,19 @@ class SampleShapesCheck(Check):
             kind = problems[0][0]
             return self.fail(subject, kind, "\n  ".join(p for _, p in problems), metrics)
         return CheckResult(True, metrics=metrics)
+
+    @staticmethod
+    def _support_problems(subject: Subject, values: dict, traced: dict) -> list[tuple[Kind, str]]:
+        """Where the shapes were traced: each mode's support draws have the shape and dtype
+        the trace gives that mode, and lie in the support."""
+        problems: list[tuple[Kind, str]] = []
+        for (mode, shape), x in values.items():
+            label = f"{mode}{tuple(shape)}"
+            want = (expected_shape(subject, shape), traced[(mode, SAMPLE_SHAPES[-1])][1])
+            if (tuple(x.shape), str(x.dtype)) != want:
+                problems.append(
+                    (Kind.SHAPE, f"{label}: drawn {x.shape} {x.dtype}, traced {want[0]} {want[1]}")
+                )
+            elif where := outside_support(subject, x):
+                problems.append((Kind.SAMPLE_SUPPORT, f"{label}: {where}"))
+        return problems

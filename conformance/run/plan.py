@@ -24,7 +24,7 @@ import numpy as np
 from conformance import reference
 from conformance.adapters import Adapter
 from conformance.cases.context_design import CaseShape, design, pinned_context
-from conformance.cases.derived.edges import EDGE_TAG, EXACT_TAG, edge_file
+from conformance.cases.derived.edges import EDGE_TAG, edge_file
 from conformance.cases.derived.variants import VARIANT_CHECKS, derive_variants
 from conformance.cases.loader import Case, CaseError, find_case_files, load_case_file
 from conformance.check_names import CheckName
@@ -35,6 +35,7 @@ from conformance.known_failures.entries import Entry
 from conformance.registry import Binding
 from conformance.run.config.arguments import builtin_cases
 from conformance.run.config.settings import Settings
+from conformance.run.quick import quick_selection
 
 
 def _case_and_framework(case: Case, adapter: Adapter) -> dict[str, Any]:
@@ -176,51 +177,6 @@ def plan_file(path: Path, settings: Settings, display: str | None = None) -> lis
             message = f"cannot expand the case: {type(exc).__name__}: {exc}"
             specs.append(_error_spec(CaseError(case.file, case.line, case.id, message)))
     return quick_selection(specs) if settings.quick else specs
-
-
-#: The tags that keep a case's every item in a quick run: the cases of the seed bugs, and the
-#: generated edge cases exactly at a closed end or a support's end (with ``--edges=on``).
-SEED_TAG = "seed"
-QUICK_KEEPS = frozenset({SEED_TAG, EXACT_TAG})
-#: The checks a quick run keeps in one dtype (the case's first): each calls the framework in
-#: another way (a transformation, a broadcast variant, a calling context, op by op) whose bugs
-#: are mostly about batching and dispatch, and each compiles programs of its own (the eager
-#: path one per primitive and shape), so both dtypes of all of them were most of a cold quick
-#: run's compilation. Values, shapes and gradients keep both dtypes.
-QUICK_ONE_DTYPE = frozenset(
-    {
-        CheckName.EAGER,
-        CheckName.BROADCAST,
-        CheckName.VMAP,
-        CheckName.JIT,
-        CheckName.SCAN,
-        CheckName.PLATE,
-        CheckName.PLATE_IN_SCAN,
-        CheckName.GRAD_FUNCTIONAL,
-        CheckName.CONTEXT,
-    }
-)
-
-
-def quick_selection(specs: list[ItemSpec]) -> list[ItemSpec]:
-    """``--quick``: of one file's items, the first of each family × framework × check × dtype
-    (× check alone for :data:`QUICK_ONE_DTYPE`), every item of a case tagged ``seed`` or
-    ``edge-exact`` (a generated case exactly at an end), and every error and unsupported item
-    (never hidden).
-
-    Per file and in plan order, so it is deterministic and a file's selection does not depend
-    on which other files a run reads."""
-    seen: set[tuple[str, str, str, str]] = set()
-    kept: list[ItemSpec] = []
-    for spec in specs:
-        if isinstance(spec, CheckSpec):
-            dtype = "" if spec.check.name in QUICK_ONE_DTYPE else spec.dtype
-            key = (spec.case.family, spec.adapter.name, spec.check.name, dtype)
-            if key in seen and QUICK_KEEPS.isdisjoint(spec.case.spec.tags):
-                continue
-            seen.add(key)
-        kept.append(spec)
-    return kept
 
 
 def plan(

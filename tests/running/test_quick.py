@@ -1,6 +1,9 @@
 """``--quick``: the pull-request preset keeps every family × framework × check (× dtype, but
-for the checks it keeps in one dtype), the seed bugs' cases whole, and every error; it is
-deterministic and far smaller than the full run."""
+for the checks it keeps in one dtype) where items run op by op; where they compile (NumPyro) a
+covering design: every family × framework with values, shapes and gradients in both dtypes, its
+calling context, one transformation and one sampling item, and every check on a share of the
+families. The seed bugs' cases whole, and every error; deterministic and far smaller than the
+full run."""
 
 from __future__ import annotations
 
@@ -9,7 +12,14 @@ from pathlib import Path
 
 from conformance.cases.derived.edges import EDGE_TAG, EXACT_TAG
 from conformance.run.config.settings import Settings, parse_options
-from conformance.run.plan import QUICK_ONE_DTYPE, SEED_TAG, CaseErrorSpec, CheckSpec, plan
+from conformance.run.plan import CaseErrorSpec, CheckSpec, plan
+from conformance.run.quick import (
+    EXACT_EDGE_CHECKS,
+    QUICK_ONE_DTYPE,
+    SAMPLING,
+    SEED_TAG,
+    TRANSFORMATIONS,
+)
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -28,17 +38,59 @@ def _keys(specs, dtypes: bool = True) -> set[tuple[str, str, str, str]]:
     }
 
 
-def test_quick_covers_every_family_framework_and_check_of_the_full_run() -> None:
+def _compiled(spec) -> bool:
+    return spec.adapter.evaluates_compiled()
+
+
+def test_quick_covers_every_family_framework_and_check_where_items_run_op_by_op() -> None:
     full, quick = _plan(False), _plan(True)
-    assert _keys(quick, dtypes=False) == _keys(full, dtypes=False)
+    op_by_op = [s for s in full if isinstance(s, CheckSpec) and not _compiled(s)]
+    assert op_by_op and _keys(op_by_op, dtypes=False) <= _keys(quick, dtypes=False)
     assert len(quick) * 5 < len(full)  # a preset, not the full run under another name
+
+
+def test_quick_covers_every_family_framework_and_every_check_where_items_compile() -> None:
+    full, quick = _plan(False), _plan(True)
+
+    def compiled(specs) -> list:
+        return [s for s in specs if isinstance(s, CheckSpec) and _compiled(s)]
+
+    def pairs(specs, fields) -> set:
+        return {
+            tuple(getattr(s, f) if f != "family" else s.case.family for f in fields) for s in specs
+        }
+
+    assert pairs(compiled(quick), ["family"]) == pairs(compiled(full), ["family"])
+    checks = {(s.adapter.name, s.check.name) for s in compiled(quick)}
+    assert checks == {(s.adapter.name, s.check.name) for s in compiled(full)}
+    # Each transformation on a share of the families, not on one or two of them.
+    families = {s.case.family for s in compiled(full)}
+    for check in TRANSFORMATIONS + SAMPLING:
+        runs = {s.case.family for s in compiled(quick) if s.check.name is check}
+        offered = {s.case.family for s in compiled(full) if s.check.name is check}
+        assert len(runs) >= min(len(offered), len(families) // 20), check
+
+
+def test_quick_takes_one_transformation_and_one_sampling_item_where_items_compile() -> None:
+    quick = _plan(True)
+    taken: dict[tuple, list[str]] = {}
+    for s in quick:
+        if isinstance(s, CheckSpec) and _compiled(s) and SEED_TAG not in s.case.spec.tags:
+            for group in (TRANSFORMATIONS, SAMPLING):
+                if s.check.name in group:
+                    key = (s.case.file, s.case.family, s.adapter.name, group)
+                    taken.setdefault(key, []).append(s.check.name)
+    assert taken and all(len(names) == 1 for names in taken.values()), [
+        (k[:3], v) for k, v in taken.items() if len(v) > 1
+    ]
 
 
 def test_quick_keeps_every_dtype_of_values_shapes_and_gradients() -> None:
     full, quick = _plan(False), _plan(True)
 
     def both(specs) -> set:
-        return {k for k in _keys(specs) if k[2] not in QUICK_ONE_DTYPE}
+        one = QUICK_ONE_DTYPE | set(SAMPLING)
+        return {k for k in _keys(specs) if k[2] not in one}
 
     assert both(quick) == both(full)
     assert {k[2] for k in both(full)} >= {"log_prob", "shapes", "grad"}
@@ -79,6 +131,17 @@ def test_quick_takes_the_generated_edges_exactly_at_the_ends_and_not_those_near_
 
     exact = edge_items(EXACT_TAG)
     near = edge_items(EDGE_TAG) - exact
+    compiled_beyond_values = {
+        s.name
+        for s in full
+        if isinstance(s, CheckSpec)
+        and EXACT_TAG in s.case.spec.tags
+        and SEED_TAG not in s.case.spec.tags
+        and _compiled(s)
+        and s.check.name not in EXACT_EDGE_CHECKS
+    }
+    assert compiled_beyond_values and not compiled_beyond_values & quick_names
+    exact -= compiled_beyond_values
     assert exact and exact <= quick_names
     assert "edge-probs-at-1[torch-float32-log_prob]" in exact
     assert len(near & quick_names) < len(near) // 10  # only as a key's first item

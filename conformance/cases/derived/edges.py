@@ -38,7 +38,8 @@ PREFIX = "edge-"
 EDGE_TAG = "edge"
 #: The tag of the generated cases whose every moved input sits exactly on a point (a closed
 #: end of a domain, an end of the support, a form change), not near one: the quick preset
-#: keeps all of their items (:func:`conformance.run.plan.quick_selection`).
+#: keeps their items (a compiling framework's values, shapes and gradients only:
+#: :func:`conformance.run.quick.quick_selection`).
 EXACT_TAG = "edge-exact"
 #: What a generated case checks: shapes, values and gradients (the ``eager`` check follows
 #: them), not batch semantics (one point has none; the written cases cover them).

@@ -105,8 +105,10 @@ def add_options(add: Callable[..., Any]) -> None:
         default=None,
         help="a pull-request-sized run: the first item of each family × framework × check × "
         "dtype in each case file (one dtype for the transformations, variants, calling "
-        "contexts and eager runs), every item of the seed bugs' cases, and every generated "
-        "edge case exactly at an end (CONFORMANCE_QUICK=1)",
+        "contexts and eager runs; where items compile, as NumPyro's do, one transformation "
+        "and one sampling item per family × framework instead of each), every item of the "
+        "seed bugs' cases, and the generated edge cases exactly at an end "
+        "(CONFORMANCE_QUICK=1)",
     )
     add(
         "--property",

@@ -61,7 +61,7 @@ class Settings:
     builtin_known_failures: bool = True
     strict_known_failures: bool = True
     shard: tuple[int, int] | None = None  # (k, n), 1-based k
-    #: ``--quick``: see :func:`conformance.run.plan.quick_selection`.
+    #: ``--quick``: see :func:`conformance.run.quick.quick_selection`.
     quick: bool = False
     #: Opt-in operations to run where an adapter offers them only on request (names).
     opt_in: list[str] = field(default_factory=list)

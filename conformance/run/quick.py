@@ -1,0 +1,125 @@
+"""``--quick``: the pull-request preset, a covering design over one case file's items.
+
+A quick run is the first look, and its cost is the programs it compiles: a framework that
+compiles each distinct call (JAX under ``jit``: :meth:`Adapter.evaluates_compiled`) pays
+about a quarter of a second to seconds per program cold, a framework that runs op by op
+pays nothing. So the selection keeps every family × framework × check where an item is
+cheap, and where it compiles, a covering design:
+
+- values, shapes and gradients of each family × framework in every dtype, and its calling
+  context in one (issue 38: every family × framework has one in the quick run);
+- **one** of the transformations (eager, broadcast, vmap, jit, plate, scan, plate in scan,
+  functional gradient) per family × framework, chosen by the family's name, so each
+  transformation runs on a share of the families and every family on one transformation;
+- **one** sampling item per family × framework (sample_shapes, sample_fit or rsample_grad,
+  chosen the same way);
+- the generated edge cases exactly at an end for their values, shapes and gradients only.
+
+Every item of the seed bugs' cases, and every error and unsupported item, is kept everywhere.
+Per file and in plan order, so it is deterministic and a file's selection does not depend on
+which other files a run reads.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from typing import Any
+
+from conformance.cases.derived.edges import EXACT_TAG
+from conformance.check_names import CheckName
+
+#: The tag that keeps a case's every item in a quick run: the cases of the seed bugs.
+SEED_TAG = "seed"
+#: The checks a quick run keeps in one dtype (the case's first): each calls the framework in
+#: another way (a transformation, a broadcast variant, a calling context, op by op) whose bugs
+#: are mostly about batching and dispatch, and each compiles programs of its own. Values,
+#: shapes and gradients keep both dtypes.
+QUICK_ONE_DTYPE = frozenset(
+    {
+        CheckName.EAGER,
+        CheckName.BROADCAST,
+        CheckName.VMAP,
+        CheckName.JIT,
+        CheckName.SCAN,
+        CheckName.PLATE,
+        CheckName.PLATE_IN_SCAN,
+        CheckName.GRAD_FUNCTIONAL,
+        CheckName.CONTEXT,
+    }
+)
+#: Where an item compiles, one of these per family × framework (in this order of choice).
+TRANSFORMATIONS: tuple[CheckName, ...] = (
+    CheckName.EAGER,
+    CheckName.BROADCAST,
+    CheckName.VMAP,
+    CheckName.JIT,
+    CheckName.PLATE,
+    CheckName.SCAN,
+    CheckName.PLATE_IN_SCAN,
+    CheckName.GRAD_FUNCTIONAL,
+)
+#: Where an item compiles, one of these per family × framework.
+SAMPLING: tuple[CheckName, ...] = (
+    CheckName.SAMPLE_SHAPES,
+    CheckName.SAMPLE_FIT,
+    CheckName.RSAMPLE_GRAD,
+)
+#: The checks a compiled framework keeps of a generated edge case exactly at an end.
+EXACT_EDGE_CHECKS = frozenset({CheckName.LOG_PROB, CheckName.SHAPES, CheckName.GRAD})
+
+
+def chosen(family: str, offered: Sequence[CheckName]) -> CheckName:
+    """The one of ``offered`` a family takes: by a hash of its name (stable across runs,
+    Python builds and the other families a run reads)."""
+    digest = hashlib.sha256(family.encode()).digest()
+    return offered[int.from_bytes(digest[:8], "big") % len(offered)]
+
+
+def _group(check: CheckName) -> tuple[CheckName, ...] | None:
+    if check in TRANSFORMATIONS:
+        return TRANSFORMATIONS
+    if check in SAMPLING:
+        return SAMPLING
+    return None
+
+
+def quick_selection(specs: list[Any]) -> list[Any]:
+    """One case file's quick items (see the module's docstring), in plan order. ``specs`` are
+    :mod:`conformance.run.plan`'s specs; only its check specs (those with a ``check``) are
+    thinned."""
+    checks = [s for s in specs if hasattr(s, "check")]
+    offered: dict[tuple[str, str, tuple[CheckName, ...]], list[CheckName]] = {}
+    for spec in checks:
+        group = _group(spec.check.name)
+        if group is not None and spec.adapter.evaluates_compiled():
+            names = offered.setdefault((spec.case.family, spec.adapter.name, group), [])
+            if spec.check.name not in names:
+                names.append(spec.check.name)
+    seen: set[tuple[str, str, str, str]] = set()
+    kept: list[Any] = []
+    for spec in specs:
+        if not hasattr(spec, "check"):
+            kept.append(spec)
+            continue
+        name, tags = spec.check.name, spec.case.spec.tags
+        compiled = spec.adapter.evaluates_compiled()
+        if SEED_TAG in tags:
+            kept.append(spec)
+            continue
+        if EXACT_TAG in tags:
+            if not compiled or name in EXACT_EDGE_CHECKS:
+                kept.append(spec)
+            continue
+        group = _group(name) if compiled else None
+        if group is not None:
+            names = offered[(spec.case.family, spec.adapter.name, group)]
+            if name != chosen(spec.case.family, sorted(names, key=group.index)):
+                continue
+        one_dtype = name in QUICK_ONE_DTYPE or group is not None
+        key = (spec.case.family, spec.adapter.name, name, "" if one_dtype else spec.dtype)
+        if key in seen:
+            continue
+        seen.add(key)
+        kept.append(spec)
+    return kept
