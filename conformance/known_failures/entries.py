@@ -295,7 +295,12 @@ class Index:
             found &= self._set(name, static.get(name))
             if not found:
                 return []
-        return [e for i, e in enumerate(self.entries) if found >> i & 1]
+        out = []
+        while found:  # the set bits only: most items match a few of hundreds of entries
+            low = found & -found
+            out.append(self.entries[low.bit_length() - 1])
+            found ^= low
+        return out
 
 
 #: The fields a run's own filters (--framework, --family, --check, --dtype, --device) narrow.

@@ -176,7 +176,17 @@ def plan_file(path: Path, settings: Settings, display: str | None = None) -> lis
         except Exception as exc:
             message = f"cannot expand the case: {type(exc).__name__}: {exc}"
             specs.append(_error_spec(CaseError(case.file, case.line, case.id, message)))
-    return quick_selection(specs) if settings.quick else specs
+    selected = quick_selection(specs) if settings.quick else specs
+    # Known failures are matched to the items a run keeps, not to those --quick leaves out.
+    return [_with_known_failures(s, settings) for s in selected]
+
+
+def _with_known_failures(spec: ItemSpec, settings: Settings) -> ItemSpec:
+    """``spec`` with the known-failure entries that match it (check items only)."""
+    if not isinstance(spec, CheckSpec):
+        return spec
+    known = tuple(settings.known_failure_index.matching(spec.static()))
+    return dataclasses.replace(spec, known_failures=known) if known else spec
 
 
 def plan(
@@ -389,8 +399,7 @@ def _expand(expansion: _Expansion, case: Case, params64) -> Iterator[ItemSpec]:
                     check,
                     settings.device,
                 )
-                known = tuple(settings.known_failure_index.matching(spec.static()))
-                yield dataclasses.replace(spec, known_failures=known) if known else spec
+                yield spec
 
 
 def _one_dtype(dtypes: list[str], which: str) -> str:
@@ -479,8 +488,7 @@ def _context_specs(
                 check,
                 settings.device,
             )
-            known = tuple(settings.known_failure_index.matching(spec.static()))
-            yield dataclasses.replace(spec, known_failures=known) if known else spec
+            yield spec
 
 
 def _takes(adapter: Adapter, binding: Binding, case: Case) -> bool:
