@@ -101,6 +101,17 @@ def test_every_generated_file_loads_cleanly_with_unique_ids() -> None:
     assert families == anchored == set(reference.family_names())
 
 
+def test_the_fast_yaml_emitter_writes_the_generated_files_as_the_pure_python_one_does() -> None:
+    # The generated files are dumped with libyaml's emitter (collection's hot path); the
+    # cases' source text, shown in reports and reproducers, must not depend on it.
+    for path in sorted(find_case_files(CASES))[::6]:
+        pairs = edges.generated(load_case_file(path).cases)
+        if pairs:
+            data = {"cases": [c for _, c in pairs]}
+            slow = yaml.safe_dump(data, sort_keys=False, width=100)
+            assert edges.edge_yaml(load_case_file(path).cases).endswith(slow), path
+
+
 def test_generated_cases_sit_at_their_anchors_line_and_say_where_they_came_from() -> None:
     loaded = load_case_file(CASES / "gamma.yaml", display="cases/gamma.yaml")
     (anchor,) = edges.anchors(loaded.cases)
