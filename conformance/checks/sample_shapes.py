@@ -122,7 +122,12 @@ class SampleShapesCheck(Check):
             problems += self._support_problems(
                 subject, values, dict(zip(wanted, traced, strict=True))
             )
-            shapes.update({f"{m}{s} (support)": int(np.size(x)) for (m, s), x in values.items()})
+            shapes.update(
+                {
+                    f"{m}{s} (support)": {"shape": list(x.shape), "dtype": str(x.dtype)}
+                    for (m, s), x in values.items()
+                }
+            )
         metrics = {
             "modes": {
                 m: subject.adapter.draw_modes[m] for m in dict.fromkeys(m for m, _ in wanted)

@@ -165,7 +165,8 @@ def test_sample_shapes_draws_only_the_modes_that_run_a_sampler_of_their_own(monk
         assert "\n  vmap(16, 4): 384 of 384 draws outside the support" in result.message
         monkeypatch.setattr(module, "_draw_in_context", negated({DrawMode.PLATE}))
         assert CHECKS["sample_shapes"].run(subject).passed
-    support = {"sample(16, 4) (support)": 384, "vmap(16, 4) (support)": 384}
+    drawn = {"shape": [16, 4, 3, 2], "dtype": "float32"}
+    support = {"sample(16, 4) (support)": drawn, "vmap(16, 4) (support)": drawn}
     assert result.metrics["draws"].items() >= support.items()
     assert set(result.metrics["draws"]) == {f"{m}{s}" for m, s in REQUESTS} | set(support)
 
