@@ -144,7 +144,9 @@ class DrawLaw:
 
         A univariate draw is also accepted where a neighbouring number of its own dtype is in
         the support: a draw is a rounded number, and rounding may land on the support's end or
-        overflow to ±inf (float32's Gamma(0.01) draws 0, Pareto(α = 0.01) draws inf)."""
+        overflow to ±inf (float32's Gamma(0.01) draws 0, Pareto(α = 0.01) draws inf). A vector
+        draw is accepted where its components moved one ulp the same way are inside: float32's
+        −π is below −π, and NumPyro's SineSkewed draws it on the circle's end."""
         raw = np.asarray(draws)
         value = raw.astype(np.float64)
         rank = self.family.value.event_rank
@@ -157,6 +159,10 @@ class DrawLaw:
         axes = tuple(range(value.ndim - rank, value.ndim))
         finite = np.all(np.isfinite(value), axis=axes) if axes else np.isfinite(value)
         inside = finite & self._inside(value)
+        if rank == 1 and raw.dtype.kind == "f" and not np.all(inside):
+            for way in (-np.inf, np.inf):
+                near = np.nextafter(raw, raw.dtype.type(way)).astype(np.float64)
+                inside |= finite & self._inside(near)
         if rank == 2 and raw.dtype.kind == "f" and not np.all(inside):
             inside |= finite & self._inside(np.where(finite[..., None, None], _nudged(raw), 0.0))
         return inside
