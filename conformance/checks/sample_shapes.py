@@ -112,10 +112,6 @@ class SampleShapesCheck(Check):
                 )
             elif wrong := dtype_problem(subject, np.dtype(found_dtype)):
                 problems.append((Kind.DTYPE, f"{label}: {wrong}"))
-            elif x is not None and (tuple(x.shape), str(x.dtype)) != (want, found_dtype):
-                problems.append(
-                    (Kind.SHAPE, f"{label}: drawn {x.shape} {x.dtype}, traced {want} {found_dtype}")
-                )
             elif x is not None and (where := outside_support(subject, x)):
                 problems.append((Kind.SAMPLE_SUPPORT, f"{label}: {where}"))
         if traced is not None:
