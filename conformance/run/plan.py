@@ -17,7 +17,6 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import cache, partial
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
@@ -31,95 +30,11 @@ from conformance.check_names import CheckName
 from conformance.checks import CHECKS, Check
 from conformance.contexts import FLOAT32_MODES, CallingContext
 from conformance.expect.materialize import CaseInputError, float64_inputs, variant_params
-from conformance.known_failures.entries import Entry
 from conformance.registry import Binding
 from conformance.run.config.arguments import builtin_cases
 from conformance.run.config.settings import Settings
 from conformance.run.quick import quick_selection
-
-
-def _case_and_framework(case: Case, adapter: Adapter) -> dict[str, Any]:
-    """The record fields that say which case ran in which framework."""
-    return dict(
-        case=case.id,
-        file=case.file,
-        line=case.line,
-        family=case.family,
-        parametrization=case.parametrization,
-        framework=adapter.name,
-        package=adapter.package,
-        framework_version=adapter.version(),
-    )
-
-
-@dataclass(frozen=True, eq=False)
-class CheckSpec:
-    """One check of one case in one framework and dtype: a conformance item."""
-
-    name: str
-    case: Case
-    adapter: Adapter
-    binding: Binding
-    dtype: str
-    check: Check
-    device: str
-    #: The known-failure entries that match this item (the run expects it to fail so).
-    known_failures: tuple[Entry, ...] = ()
-
-    def static(self) -> dict[str, Any]:
-        """The record fields fixed before the item runs (see :mod:`conformance.records.results`)."""
-        out = dict(
-            _case_and_framework(self.case, self.adapter),
-            dtype=self.dtype,
-            device=self.device,
-            check=self.check.name,
-            variant=self.case.variant or None,
-        )
-        if self.case.context is not None:
-            out["context"] = self.case.context.name
-        if self.known_failures:
-            out["known_failures"] = [
-                {
-                    "id": e.id,
-                    "kind": list(e.failure.kind),
-                    "reason": e.failure.reason,
-                    "link": e.failure.link,
-                }
-                for e in self.known_failures
-            ]
-        return out
-
-
-@dataclass(frozen=True, eq=False)
-class UnsupportedSpec:
-    """A framework that does not offer this family, parametrisation or input: skipped, with why."""
-
-    name: str
-    case: Case
-    adapter: Adapter
-    reason: str
-
-    def static(self) -> dict[str, Any]:
-        return dict(_case_and_framework(self.case, self.adapter), check=CheckName.UNSUPPORTED)
-
-
-@dataclass(frozen=True, eq=False)
-class CaseErrorSpec:
-    """A case (or file) that could not be loaded or expanded: a failing item with the message."""
-
-    name: str
-    error: CaseError
-
-    def static(self) -> dict[str, Any]:
-        return dict(
-            case=self.error.case_id,
-            file=self.error.file,
-            line=self.error.line,
-            check=CheckName.LOAD,
-        )
-
-
-ItemSpec = CheckSpec | UnsupportedSpec | CaseErrorSpec
+from conformance.run.specs import CaseErrorSpec, CheckSpec, ItemSpec, UnsupportedSpec
 
 
 @dataclass

@@ -24,10 +24,10 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from typing import Any
 
 from conformance.cases.derived.edges import EXACT_TAG
 from conformance.check_names import CheckName
+from conformance.run.specs import CheckSpec, ItemSpec
 
 #: The tag that keeps a case's every item in a quick run: the cases of the seed bugs.
 SEED_TAG = "seed"
@@ -84,21 +84,19 @@ def _group(check: CheckName) -> tuple[CheckName, ...] | None:
     return None
 
 
-def quick_selection(specs: list[Any]) -> list[Any]:
+def quick_selection(specs: list[ItemSpec]) -> list[ItemSpec]:
     """One case file's quick items (see the module's docstring), in plan order. ``specs`` are
     :mod:`conformance.run.plan`'s specs; only its check specs are thinned."""
-    from conformance.run.plan import CheckSpec  # plan imports this module
-
     checks = [s for s in specs if isinstance(s, CheckSpec)]
     offered: dict[tuple[str, str, tuple[CheckName, ...]], list[CheckName]] = {}
-    for spec in checks:
-        group = _group(spec.check.name)
-        if group is not None and spec.adapter.evaluates_compiled():
-            names = offered.setdefault((spec.case.family, spec.adapter.name, group), [])
-            if spec.check.name not in names:
-                names.append(spec.check.name)
+    for check in checks:
+        group = _group(check.check.name)
+        if group is not None and check.adapter.evaluates_compiled():
+            names = offered.setdefault((check.case.family, check.adapter.name, group), [])
+            if check.check.name not in names:
+                names.append(check.check.name)
     seen: set[tuple[str, str, str, str]] = set()
-    kept: list[Any] = []
+    kept: list[ItemSpec] = []
     for spec in specs:
         if not isinstance(spec, CheckSpec):
             kept.append(spec)

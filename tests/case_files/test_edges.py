@@ -17,7 +17,8 @@ from conformance.cases.derived import array_edges, edges
 from conformance.cases.loader import find_case_files, load_case_file, load_case_text
 from conformance.run.config.arguments import builtin_cases
 from conformance.run.config.settings import Settings, parse_options
-from conformance.run.plan import CheckSpec, plan
+from conformance.run.plan import plan
+from conformance.run.specs import CheckSpec
 
 CASES = builtin_cases()
 

@@ -173,7 +173,8 @@ def test_the_oracle_warns_nothing_over_the_quick_selection() -> None:
 
     from conformance.expect.materialize import CaseInputError
     from conformance.run.config.settings import Settings, parse_options
-    from conformance.run.plan import CheckSpec, plan
+    from conformance.run.plan import plan
+    from conformance.run.specs import CheckSpec
 
     settings = Settings.from_sources(
         parse_options([f"--cases={builtin_cases()}", "--quick"])[0], {}

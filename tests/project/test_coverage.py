@@ -24,7 +24,8 @@ from conformance.registry.coverage import (
 )
 from conformance.run.config.arguments import builtin_cases
 from conformance.run.config.settings import Settings, parse_options
-from conformance.run.plan import CheckSpec, plan
+from conformance.run.plan import plan
+from conformance.run.specs import CheckSpec
 
 pytest.importorskip("numpyro")
 pytest.importorskip("gpytorch")

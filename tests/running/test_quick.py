@@ -12,7 +12,7 @@ from pathlib import Path
 
 from conformance.cases.derived.edges import EDGE_TAG, EXACT_TAG
 from conformance.run.config.settings import Settings, parse_options
-from conformance.run.plan import CaseErrorSpec, CheckSpec, plan
+from conformance.run.plan import plan
 from conformance.run.quick import (
     EXACT_EDGE_CHECKS,
     QUICK_ONE_DTYPE,
@@ -20,6 +20,7 @@ from conformance.run.quick import (
     SEED_TAG,
     TRANSFORMATIONS,
 )
+from conformance.run.specs import CaseErrorSpec, CheckSpec
 
 REPO = Path(__file__).resolve().parents[2]
 

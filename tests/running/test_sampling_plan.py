@@ -16,7 +16,8 @@ from conformance.cases.derived.edges import EDGE_TAG
 from conformance.check_names import CheckName
 from conformance.expect.materialize import float64_inputs
 from conformance.run.config.settings import Settings, parse_options
-from conformance.run.plan import CheckSpec, plan
+from conformance.run.plan import plan
+from conformance.run.specs import CheckSpec
 
 REPO = Path(__file__).resolve().parents[2]
 FILES = ("normal.yaml", "lkj_cholesky.yaml", "horseshoe_prior.yaml", "geometric.yaml")

@@ -14,7 +14,8 @@ from pathlib import Path
 
 from conformance.cases.loader import find_case_files
 from conformance.run.config.settings import Settings
-from conformance.run.plan import CheckSpec, ItemSpec, plan
+from conformance.run.plan import plan
+from conformance.run.specs import CheckSpec, ItemSpec
 
 #: A filter: the option that sets it, the settings without it, and what an item has there.
 Lift = tuple[str, Callable[[Settings], Settings], Callable[[ItemSpec], str | None]]

@@ -26,14 +26,9 @@ from conformance.known_failures import entries as known_failures
 from conformance.records.results import RESULT_KEY, STATIC_KEY
 from conformance.reproducers import render as reproducer
 from conformance.run.config.settings import Settings
-from conformance.run.plan import (
-    CaseErrorSpec,
-    CheckSpec,
-    UnsupportedSpec,
-    case_file_id,
-    plan_file,
-)
+from conformance.run.plan import case_file_id, plan_file
 from conformance.run.session import project_fixtures
+from conformance.run.specs import CaseErrorSpec, CheckSpec, UnsupportedSpec
 from conformance.run.subject_factory import SubjectFactory
 from conformance.run.worker import robustness
 
@@ -123,7 +118,7 @@ def _own_warning_filters():
 
 
 class ConformanceItem(CaseItem):
-    """One :class:`~conformance.run.plan.CheckSpec` run by pytest."""
+    """One :class:`~conformance.run.specs.CheckSpec` run by pytest."""
 
     def __init__(self, *, spec: CheckSpec, **kwargs: Any) -> None:
         super().__init__(**kwargs)
