@@ -13,11 +13,12 @@ number, deterministically given the draw, two ways:
   draws and broadcast dimensions.
 
 A multivariate draw has no such identity; where its map of standard noise is one every
-framework shares (MultivariateNormal's loc + chol(Σ)·ε, Independent(Normal)'s loc + scale·ε;
-``reference.Family.pathwise``), each
-draw's coordinates' sum is held to that map's derivatives at the draw's own noise, structured
-matrices by the part their tangent space sees (a covariance's symmetric part, a factor's
-lower triangle).
+framework shares (MultivariateNormal's loc + chol(Σ)·ε, Independent(Normal)'s loc + scale·ε,
+LogisticNormal's stick-breaking of a normal draw, RelaxedOneHotCategorical's softmax of
+Gumbel-perturbed logits; ``reference.Family.pathwise``), each draw's weighted coordinate sum
+Σ w·x (:func:`event_weights`: distinct weights) is held to that map's derivatives at the draw's
+own noise, structured matrices by the part their tangent space sees (a covariance's symmetric
+part, a factor's lower triangle).
 
 A sampler that combines several noises (torch's StudentT: a normal over a chi) has a per-draw
 derivative that differs from the identity's while agreeing in expectation; the adapter declares
@@ -31,6 +32,7 @@ not float64's. Draws in the law's far tails (F or 1 − F below ``IMPLICIT_TAIL`
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import partial
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -60,13 +62,25 @@ class PathwiseDraws(Protocol):
         parameter in ``names``; draws of ``rsample((n,))``, the gradient of their sum).
 
         An adapter with ``pathwise_event_draws`` also takes ``copies``: each parameter's shape
-        per draw, (n, *batch, *its event), for parameters with event dimensions."""
+        per draw, (n, *batch, *its event), for parameters with event dimensions; and
+        ``weights`` (the event's shape): the derivatives are then of Σ w·x over each draw's
+        coordinates, not of their plain sum."""
         ...
 
     def pathwise_exempt(self, family: str) -> Mapping[str, str]:
         """The parameters of ``family`` whose draws are not one noise's monotone map, each
         with the reason (not judged draw by draw)."""
         ...
+
+
+def event_weights(event: tuple[int, ...]) -> np.ndarray:
+    """The weights w of a multivariate draw's coordinates in the derivative judged,
+    ∂(Σ w·x)/∂θ: distinct (1, 1 + 1/E, …, 2 − 1/E over the E coordinates in C order), so a
+    coordinate's derivative is seen apart from the others' (two swapped coordinates, or one
+    wrong where another's error cancels it in the plain sum), and a simplex draw's, whose
+    coordinates always sum to 1, is seen at all."""
+    size = int(np.prod(event)) if event else 1
+    return (1.0 + np.arange(size, dtype=np.float64) / size).reshape(event)
 
 
 def _badness(compared: Any) -> float:
@@ -152,6 +166,7 @@ class RsampleGradCheck(Check):
                 ])
                 for k in names
             }  # fmt: skip
+            extra["weights"] = event_weights(event)
         how = adapter.operations.get(Operation.SAMPLE, "draws")
         with subject.framework_call(f"rsample and its gradient ({how})"):
             each, per_draw, summed, total = adapter.pathwise_draws(
@@ -169,7 +184,11 @@ class RsampleGradCheck(Check):
         if tuple(x.shape) != want:
             return self.fail(subject, Kind.SHAPE, f"draws of shape {x.shape}, expected {want}")
         law = subject.law
-        derive = law.pathwise_derivatives if multivariate else law.implicit_derivatives
+        derive = (
+            partial(law.pathwise_derivatives, weights=extra["weights"])
+            if multivariate
+            else law.implicit_derivatives
+        )
         found = derive(x, names)
         metrics["judged_draws"] = int(np.count_nonzero(found.judged))
         by = {k: int(np.count_nonzero(v)) for k, v in found.judged_by.items()}

@@ -278,10 +278,12 @@ class DrawLaw:
         return ImplicitDerivatives(derivatives, sensitivity, judged_by)
 
     @timing.timed("oracle")
-    def pathwise_derivatives(self, draws: np.ndarray, names: list[str]) -> ImplicitDerivatives:
+    def pathwise_derivatives(
+        self, draws: np.ndarray, names: list[str], weights: np.ndarray | None = None
+    ) -> ImplicitDerivatives:
         """For multivariate draws (shape (n, *batch, *event)) of a family whose draws are a
-        declared map of standard noise (:meth:`reference.Family.pathwise`): ∂(Σ_event x)/∂θ of
-        each draw, with each parameter in ``names`` copied per draw (shape (n, *batch,
+        declared map of standard noise (:meth:`reference.Family.pathwise`): ∂(Σ_event w·x)/∂θ
+        of each draw (``weights`` w of the event's shape, default ones), with each parameter in ``names`` copied per draw (shape (n, *batch,
         *its event)); the sensitivity is how far that moves when the draw, or every parameter,
         moves by one relative unit (random signs, a fixed seed; symmetric matrices moved
         symmetrically); a draw with a non-finite coordinate or derivative is not judged."""
@@ -291,7 +293,7 @@ class DrawLaw:
         info = self.family.parametrizations[self.parametrization]
 
         def derivatives(params: dict[str, np.ndarray], at: np.ndarray) -> dict[str, np.ndarray]:
-            found = self.family.pathwise(params, at, self.parametrization, self.options)
+            found = self.family.pathwise(params, at, self.parametrization, self.options, weights)
             return {k: found[k] for k in names}
 
         rng = np.random.default_rng(0)

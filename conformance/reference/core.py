@@ -591,18 +591,28 @@ class Family(ABC):
         draws: np.ndarray,
         parametrization: str | None = None,
         options: Options | None = None,
+        weights: np.ndarray | None = None,
     ) -> dict[str, np.ndarray]:
         """For draws x (shape ``(*batch, *event)``) of the family's declared map x = T(θ, ε):
-        ∂(Σ_event x)/∂θ at the noise ε that gave each draw, for every parameter, with the
-        parameters broadcast to the draws' batch (one copy per draw)."""
+        ∂(Σ_event w·x)/∂θ at the noise ε that gave each draw, for every parameter, with the
+        parameters broadcast to the draws' batch (one copy per draw); ``weights`` w has the
+        event's shape (default ones). Unequal weights see each coordinate's derivative apart,
+        and a draw on the simplex, whose coordinates' sum is always 1, something at all."""
         key = parametrization or self.default_parametrization
         x = np.asarray(draws, dtype=np.float64)
-        batch = x.shape[: x.ndim - self.value.event_rank]
+        rank = self.value.event_rank
+        batch = x.shape[: x.ndim - rank]
+        w = np.ones(x.shape[x.ndim - rank :]) if weights is None else np.asarray(weights, float)
         broadcast = self.params_broadcast_to(_as_float64(params), tuple(batch), key)
-        return self._pathwise(broadcast, x, key, self.check_options(options))
+        return self._pathwise(broadcast, x, w, key, self.check_options(options))
 
     def _pathwise(
-        self, params: Arrays, draws: np.ndarray, parametrization: str, options: Options
+        self,
+        params: Arrays,
+        draws: np.ndarray,
+        weights: np.ndarray,
+        parametrization: str,
+        options: Options,
     ) -> dict[str, np.ndarray]:
         """:meth:`pathwise` on parameters broadcast to the draws' batch."""
         raise OracleError(f"{self.name} declares no map of noise for its draws")

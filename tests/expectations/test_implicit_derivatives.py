@@ -184,7 +184,7 @@ def _mvn_case(parametrization: str) -> str:
 
 @pytest.mark.parametrize("parametrization", ["covariance_matrix", "precision_matrix", "scale_tril"])
 def test_multivariate_normal_map_derivatives_match_differences(parametrization: str) -> None:
-    """x = loc + chol(Σ)·ε: the oracle's ∂(Σ_j x_j)/∂θ at each draw's noise against central
+    """x = loc + chol(Σ)·ε: the oracle's ∂(Σ_j w_j·x_j)/∂θ at each draw's noise against central
     differences of that map with the noise held (symmetric matrices moved symmetrically, so
     the symmetric part is what is compared; a Cholesky factor by its lower triangle)."""
     law = _law(_mvn_case(parametrization))
@@ -195,16 +195,18 @@ def test_multivariate_normal_map_derivatives_match_differences(parametrization: 
     )
     noise = np.random.default_rng(3).standard_normal((5, 2, 3))
 
+    weights = np.array([1.0, 4.0 / 3.0, 5.0 / 3.0])
+
     def summed(m: np.ndarray) -> np.ndarray:
         c = {"covariance_matrix": m, "precision_matrix": np.linalg.inv(m)}.get(
             parametrization, m @ m.T
         )
-        return (loc + noise @ np.linalg.cholesky(c).T).sum(-1)
+        return ((loc + noise @ np.linalg.cholesky(c).T) * weights).sum(-1)
 
     x = loc + noise @ np.linalg.cholesky(cov).T
-    found = law.pathwise_derivatives(x, ["loc", parametrization])
+    found = law.pathwise_derivatives(x, ["loc", parametrization], weights)
     assert found.judged.all()
-    np.testing.assert_allclose(found.derivatives["loc"], 1.0, rtol=1e-12)
+    np.testing.assert_allclose(found.derivatives["loc"], np.broadcast_to(weights, x.shape))
     got = found.derivatives[parametrization]
     h = 1e-6
     for j in range(3):
@@ -236,17 +238,17 @@ def test_a_transposed_or_halved_multivariate_pathwise_gradient_fails() -> None:
     from conformance.adapters.torch.adapter import TorchAdapter
 
     class Transposed(TorchAdapter):
-        def pathwise_draws(self, binding, params, names, n, seed, copies=None):
+        def pathwise_draws(self, binding, params, names, n, seed, copies=None, weights=None):
             each, per_draw, summed, total = super().pathwise_draws(
-                binding, params, names, n, seed, copies
+                binding, params, names, n, seed, copies, weights
             )
             per_draw["scale_tril"] = per_draw["scale_tril"].transpose(-1, -2)
             return each, per_draw, summed, total
 
     class Halved(TorchAdapter):
-        def pathwise_draws(self, binding, params, names, n, seed, copies=None):
+        def pathwise_draws(self, binding, params, names, n, seed, copies=None, weights=None):
             each, per_draw, summed, total = super().pathwise_draws(
-                binding, params, names, n, seed, copies
+                binding, params, names, n, seed, copies, weights
             )
             per_draw["covariance_matrix"] = per_draw["covariance_matrix"] / 2
             return each, per_draw, summed, total
@@ -357,3 +359,126 @@ def test_each_draws_derivative_and_sensitivity_are_its_own_in_any_company() -> N
             )
             np.testing.assert_array_equal(alone.judged_by[name][0], together.judged_by[name][row])
     assert together.judged.sum() >= 7
+
+
+WEIGHTS4 = np.array([1.0, 1.25, 1.5, 1.75])
+
+
+def _stick(u: np.ndarray) -> np.ndarray:
+    """torch's StickBreakingTransform, written out: z_i = σ(u_i − log(K − i)), y_i = z_i·Π(1 − z_j)."""
+    k = u.shape[-1]
+    z = 1.0 / (1.0 + np.exp(-(u - np.log(k - np.arange(k)))))
+    left = np.cumprod(1.0 - z, axis=-1)
+    before = np.concatenate([np.ones_like(z[..., :1]), left[..., :-1]], axis=-1)
+    return np.concatenate([z * before, left[..., -1:]], axis=-1)
+
+
+def test_logistic_normal_map_derivatives_match_differences() -> None:
+    """y = stick(loc + scale·ε): the oracle's ∂(Σ w·y)/∂loc_i and ∂/∂scale_i, the noise read
+    back from the draw, against central differences of the map with the noise held."""
+    text = """
+- id: ln
+  family: LogisticNormal
+  params: {loc: [0.3, -1.0, 0.8], scale: [0.5, 1.5, 0.2]}
+  value: [0.25, 0.25, 0.25, 0.25]
+"""
+    law = _law(text)
+    loc, scale = np.array([0.3, -1.0, 0.8]), np.array([0.5, 1.5, 0.2])
+    noise = np.random.default_rng(5).standard_normal((6, 3))
+    found = law.pathwise_derivatives(_stick(loc + scale * noise), ["loc", "scale"], WEIGHTS4)
+    assert found.judged.all()
+    h = 1e-6
+    for i in range(3):
+        step = np.eye(3)[i] * h
+        for name, base in (("loc", loc), ("scale", scale)):
+            moved = {"loc": loc, "scale": scale}
+
+            def weighted(p: np.ndarray, name=name, moved=moved) -> np.ndarray:
+                m = {**moved, name: p}
+                return (_stick(m["loc"] + m["scale"] * noise) * WEIGHTS4).sum(-1)
+
+            numeric = (weighted(base + step) - weighted(base - step)) / (2 * h)
+            np.testing.assert_allclose(found.derivatives[name][:, i], numeric, rtol=1e-6)
+
+
+@pytest.mark.parametrize("parametrization", ["logits", "probs"])
+def test_relaxed_one_hot_map_derivatives_match_differences(parametrization: str) -> None:
+    """y = softmax((l + G)/λ): the oracle reads s back from log y (up to a constant its
+    derivatives do not see) and gives ∂(Σ w·y)/∂θ for the temperature and the logits (or
+    probs, as log p) against central differences of the map with the Gumbel noise held."""
+    probs = np.array([0.1, 0.2, 0.3, 0.4])
+    given = {"logits": np.log(probs) + 0.7, "probs": probs}[parametrization]
+    text = f"""
+- id: r
+  family: RelaxedOneHotCategorical
+  params: {{temperature: 0.8, {parametrization}: {given.tolist()}}}
+  value: [0.25, 0.25, 0.25, 0.25]
+"""
+    law = _law(text)
+    gumbel = -np.log(-np.log(np.random.default_rng(2).random((5, 4))))
+
+    def draw(lam: float, p: np.ndarray) -> np.ndarray:
+        logits = np.log(p / p.sum()) if parametrization == "probs" else p
+        s = (logits + gumbel) / lam
+        e = np.exp(s - s.max(-1, keepdims=True))
+        return e / e.sum(-1, keepdims=True)
+
+    found = law.pathwise_derivatives(draw(0.8, given), ["temperature", parametrization], WEIGHTS4)
+    assert found.judged.all()
+    h = 1e-6
+    numeric = ((draw(0.8 + h, given) - draw(0.8 - h, given)) * WEIGHTS4).sum(-1) / (2 * h)
+    np.testing.assert_allclose(found.derivatives["temperature"], numeric, rtol=1e-6)
+    for i in range(4):
+        step = np.eye(4)[i] * h
+        numeric = ((draw(0.8, given + step) - draw(0.8, given - step)) * WEIGHTS4).sum(-1)
+        np.testing.assert_allclose(
+            found.derivatives[parametrization][:, i], numeric / (2 * h), rtol=1e-6, atol=1e-9
+        )
+
+
+LOGISTIC_NORMAL = """
+- id: ln
+  family: LogisticNormal
+  params: {loc: [[0.3, -1.0, 0.8], [0.0, 0.5, -0.5]], scale: [0.5, 1.5, 0.2]}
+  value: [0.25, 0.25, 0.25, 0.25]
+"""
+RELAXED = """
+- id: r
+  family: RelaxedOneHotCategorical
+  params: {temperature: 0.5, logits: [[0.1, -0.4, 1.2], [0.0, 0.3, -0.2]]}
+  value: [0.2, 0.3, 0.5]
+"""
+
+
+@pytest.mark.parametrize(
+    ("text", "names"), [(LOGISTIC_NORMAL, ["loc", "scale"]), (RELAXED, ["logits"])]
+)
+def test_rsample_grad_of_torch_simplex_draws_passes(text: str, names: list[str]) -> None:
+    """torch's LogisticNormal and RelaxedOneHotCategorical draw through the maps the oracle
+    declares; every draw is judged by every parameter (the temperature is exempt on torch: it
+    cannot be copied per draw) and rsample((n,))'s summed gradient too."""
+    result = run_check(make_case(text), "torch", "float32", "rsample_grad")
+    assert result.passed and not result.skip_reason, result.message
+    assert result.metrics["judged_parameters"] == names
+    assert result.metrics["judged_draws"] == 2 * result.metrics["draws_per_element"]
+    assert result.metrics["summed_compared"] == names
+
+
+def test_swapped_coordinates_of_simplex_derivatives_fail() -> None:
+    """The plain coordinate sum of a simplex draw is 1 whatever the parameters, so its
+    derivative is 0 and would hide any error of the coordinates' own derivatives; with the
+    check's distinct weights, a sampler whose backward pass swapped two coordinates' gradients
+    (the draws themselves right) fails."""
+    from conformance.adapters.torch.adapter import TorchAdapter
+
+    class Swapped(TorchAdapter):
+        def pathwise_draws(self, binding, params, names, n, seed, copies=None, weights=None):
+            swapped = (
+                None if weights is None else weights[..., [1, 0, *range(2, weights.shape[-1])]]
+            )
+            return super().pathwise_draws(binding, params, names, n, seed, copies, swapped)
+
+    for text in (LOGISTIC_NORMAL, RELAXED):
+        result = run_check(make_case(text), "torch", "float32", "rsample_grad", Swapped())
+        assert not result.passed and result.kind == "grad", result.message
+        assert "per-draw d draw/d" in result.message

@@ -529,12 +529,13 @@ class NumpyroAdapter(NumpyroContexts, Adapter):
     #: Parameters with event dimensions can be copied per draw (``pathwise_draws``' copies).
     pathwise_event_draws: ClassVar[bool] = True
 
-    def pathwise_draws(self, binding, params, names, n, seed, copies=None):
+    def pathwise_draws(self, binding, params, names, n, seed, copies=None, weights=None):
         """Reparameterised draws and their derivatives, in one compiled function as a jitted
         SVI step takes them (``jax.grad`` through ``rsample``): ``rsample(key)`` with every
         parameter in ``names`` broadcast to (n, *batch) (or to its shape in ``copies``: a
         parameter with event dimensions), so the gradient of the draws' sum gives each draw's
-        own derivative, and ``rsample(key, (n,))`` with the gradient of its sum."""
+        own derivative, and ``rsample(key, (n,))`` with the gradient of its sum (each draw's
+        coordinates weighted by ``weights``, an argument of the compiled function)."""
         import jax
         import jax.numpy as jnp
 
@@ -544,10 +545,10 @@ class NumpyroAdapter(NumpyroContexts, Adapter):
         shapes = tuple(sorted((k, tuple(v)) for k, v in (copies or {}).items() if k in wrt))
 
         def make() -> Any:
-            def pathwise(a: dict[str, Any], key: Any) -> tuple:
+            def pathwise(a: dict[str, Any], key: Any, w: Any) -> tuple:
                 def draws(given: dict[str, Any], shape: tuple[int, ...]) -> tuple[Any, Any]:
                     x = self._distribution(binding, {**static, **a, **given}).rsample(key, shape)
-                    return x.sum(), x
+                    return (x if w is None else x * w).sum(), x
 
                 # The parameters' broadcast shape, read from the traced shapes (a function is
                 # reused across cases: nothing shape-dependent may be closed over).
@@ -567,7 +568,12 @@ class NumpyroAdapter(NumpyroContexts, Adapter):
         leaf = next(iter(jax.tree_util.tree_leaves(arrays)), None)
         if leaf is not None:
             key = jax.device_put(key, next(iter(leaf.devices())))
-        return self._call(("pathwise", wrt, n, shapes), binding, static, make, arrays, key)
+        dtype = leaf.dtype if leaf is not None else jnp.float32
+        w = None if weights is None else jnp.asarray(weights, dtype=dtype)
+        if w is not None and leaf is not None:
+            w = jax.device_put(w, next(iter(leaf.devices())))
+        name = ("pathwise", wrt, n, shapes, w is not None)
+        return self._call(name, binding, static, make, arrays, key, w)
 
     def draw_shapes(self, binding, params, requests):
         """The draws' shapes and dtypes by tracing the same function (``jax.eval_shape``):

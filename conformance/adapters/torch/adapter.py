@@ -185,8 +185,9 @@ class TorchAdapter(TorchContexts, Adapter):
     def has_rsample(self, binding, params):
         return bool(self.construct(binding, params).has_rsample)
 
-    #: Parameters whose draws are not one noise's monotone map: their per-draw derivative
-    #: differs from the implicit-reparameterisation identity's while agreeing in expectation.
+    #: Parameters not judged draw by draw, with why: draws that are not one noise's monotone map
+    #: (their per-draw derivative differs from the implicit-reparameterisation identity's while
+    #: agreeing in expectation), or a parameter that cannot be copied per draw.
     pathwise_exempt_parameters: ClassVar[Mapping[str, Mapping[str, str]]] = {
         "StudentT": {
             "df": "StudentT.rsample divides a normal draw by the root of a chi-square draw "
@@ -197,6 +198,12 @@ class TorchAdapter(TorchContexts, Adapter):
             "derivatives by df1 and df2 depend on both, not on the draw alone"
             for name in ("df1", "df2")
         },
+        "RelaxedOneHotCategorical": {
+            "temperature": "the temperature cannot be copied per draw: ExpRelaxedCategorical "
+            "does not broadcast a batched temperature against the logits (known failure "
+            "torch-relaxed-one-hot-temperature-batch), so rsample raises where the per-draw "
+            "derivatives would be asked for",
+        },
     }
 
     def pathwise_exempt(self, family: str) -> Mapping[str, str]:
@@ -205,14 +212,17 @@ class TorchAdapter(TorchContexts, Adapter):
     #: Parameters with event dimensions can be copied per draw (``pathwise_draws``' copies).
     pathwise_event_draws: ClassVar[bool] = True
 
-    def pathwise_draws(self, binding, params, names, n, seed, copies=None):
+    def pathwise_draws(self, binding, params, names, n, seed, copies=None, weights=None):
         """Reparameterised draws and their derivatives two ways (see
         :class:`conformance.checks.rsample_grad.PathwiseDraws`): ``rsample()`` with every
         parameter in ``names`` expanded to (n, *batch) (or to its shape in ``copies``: a
         parameter with event dimensions), one leaf per draw, so autograd gives each draw's own
         derivative; and ``rsample((n,))`` of the case's distribution, with the gradient of the
-        draws' sum that a user's loss gets."""
+        draws' sum that a user's loss gets (each draw's coordinates weighted by ``weights``)."""
         import torch
+
+        def weighted(x: Any) -> Any:
+            return x if weights is None else x * torch.as_tensor(weights, dtype=x.dtype)
 
         with self.drawing():
             shapes = dict(copies or {})
@@ -225,13 +235,16 @@ class TorchAdapter(TorchContexts, Adapter):
             with self.seeded(seed):
                 each = self.construct(binding, {**params, **own}).rsample()
             per_draw = torch.autograd.grad(
-                each.sum(), list(own.values()), allow_unused=True, materialize_grads=True
+                weighted(each).sum(), list(own.values()), allow_unused=True, materialize_grads=True
             )
             shared = {k: params[k].detach().clone().requires_grad_(True) for k in names}
             with self.seeded(seed):
                 summed = self.construct(binding, {**params, **shared}).rsample(torch.Size((n,)))
             total = torch.autograd.grad(
-                summed.sum(), list(shared.values()), allow_unused=True, materialize_grads=True
+                weighted(summed).sum(),
+                list(shared.values()),
+                allow_unused=True,
+                materialize_grads=True,
             )
         return (
             each.detach(),

@@ -53,11 +53,13 @@ class Independent(Family):
         cov = scale[..., :, None] ** 2 * np.eye(loc.shape[-1])
         return projections.gaussian(loc, cov, projections.vector)
 
-    def _pathwise(self, params, draws, parametrization, options):
-        """x = loc + scale·ε coordinate by coordinate (torch's and NumPyro's Normal)."""
+    def _pathwise(self, params, draws, weights, parametrization, options):
+        """x = loc + scale·ε coordinate by coordinate (torch's and NumPyro's Normal):
+        ∂(Σ_j w_j·x_j)/∂loc_j = w_j, ∂/∂scale_j = w_j·ε_j."""
         loc, scale = params["loc"], params["scale"]
         noise = (draws - loc) / scale
-        return {"loc": _fold(np.ones_like(noise), loc), "scale": _fold(noise, scale)}
+        w = np.broadcast_to(weights, noise.shape)
+        return {"loc": _fold(w, loc), "scale": _fold(w * noise, scale)}
 
     def _sample(self, params, shape, rng, parametrization):
         loc, scale = np.broadcast_arrays(params["loc"], params["scale"])

@@ -104,6 +104,27 @@ class LogisticNormal(Family):
             found.append(Projection(f"stick {i}", stick, cdf))
         return found
 
+    def _pathwise(self, params, draws, weights, parametrization, options):
+        """y = stick(loc + scale·ε), torch's map (a normal draw through its StickBreakingTransform),
+        the noise read back through :func:`_pre_image`. With z_i = y_i/s_{i−1} (s_{−1} = 1) and
+        dz_i/dx_i = z_i·(1 − z_i), ∂y_i/∂z_i = s_{i−1} and ∂y_c/∂z_i = −y_c/(1 − z_i) for every
+        later coordinate c (the last one's y_K = s_{K−1} included), so
+
+            ∂(Σ_c w_c·y_c)/∂x_i = (y_i/s_{i−1})·(w_i·s_i − Σ_{c>i} w_c·y_c),
+
+        ∂/∂loc_i is that and ∂/∂scale_i that times ε_i."""
+        loc, scale = params["loc"], params["scale"]
+        x, rest, head = _pre_image(draws)
+        w = np.broadcast_to(weights, draws.shape)
+        with np.errstate(all="ignore"):
+            noise = (x - loc) / scale
+            before = np.concatenate([np.ones_like(rest[..., :1]), rest[..., :-1]], axis=-1)
+            # Σ_{c>i} w_c·y_c: the later head coordinates, then the last one, s_{K−1}.
+            later = np.flip(np.cumsum(np.flip(w[..., :-1] * head, -1), axis=-1), -1)
+            later = later - w[..., :-1] * head + w[..., -1:] * rest[..., -1:]
+            by_x = head / before * (w[..., :-1] * rest - later)
+        return {"loc": _fold(by_x, loc), "scale": _fold(by_x * noise, scale)}
+
     def _sample(self, params, shape, rng, parametrization):
         loc, scale = np.broadcast_arrays(params["loc"], params["scale"])
         x = loc + scale * rng.standard_normal(loc.shape)

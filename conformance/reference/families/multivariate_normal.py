@@ -14,6 +14,13 @@ from ..core import Arrays, Family, OracleError, ParamInfo, ValueInfo
 LOG_2PI = np.log(2.0 * np.pi)
 
 
+def _fold_to(grad: np.ndarray, like: np.ndarray) -> np.ndarray:
+    """``grad`` summed over the event axis where the parameter ``like`` has it of size 1."""
+    if like.shape[-1] == 1 and grad.shape[-1] != 1:
+        return grad.sum(-1, keepdims=True)
+    return np.broadcast_to(grad, like.shape).copy()
+
+
 def _solve(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.linalg.solve(a, b[..., None])[..., 0]
 
@@ -76,10 +83,10 @@ class MultivariateNormal(Family):
             cov = mat
         return projections.gaussian(params["loc"], cov, projections.vector)
 
-    def _pathwise(self, params, draws, parametrization, options):
+    def _pathwise(self, params, draws, weights, parametrization, options):
         """x = loc + L·ε with L the lower Cholesky factor of the covariance (torch's and NumPyro's
-        map for every parametrisation: a precision's is chol(P⁻¹)), so ∂(Σ_j x_j)/∂loc = 1 and
-        ∂/∂L_jk = ε_k; a covariance's by Cholesky's reverse mode (Σ̄ = L⁻ᵀ Φ(Lᵀ L̄) L⁻¹, Φ the
+        map for every parametrisation: a precision's is chol(P⁻¹)), so ∂(Σ_j w_j·x_j)/∂loc = w
+        and ∂/∂L_jk = w_j·ε_k; a covariance's by Cholesky's reverse mode (Σ̄ = L⁻ᵀ Φ(Lᵀ L̄) L⁻¹, Φ the
         lower triangle with half its diagonal; compared by its symmetric part), a precision's
         then by Σ = P⁻¹ (P̄ = −Σ Σ̄ Σ)."""
         loc, mat = params["loc"], params[parametrization]
@@ -89,9 +96,9 @@ class MultivariateNormal(Family):
             cov = np.linalg.inv(mat) if parametrization == "precision_matrix" else mat
             chol = np.linalg.cholesky(cov)
         noise = _solve(chol, draws - loc)
-        ones = np.ones_like(loc)
-        bar_chol = ones[..., :, None] * noise[..., None, :]
-        found = {"loc": ones}
+        w = np.broadcast_to(weights, noise.shape)
+        bar_chol = w[..., :, None] * noise[..., None, :]
+        found = {"loc": _fold_to(w, loc)}
         if parametrization == "scale_tril":
             found["scale_tril"] = bar_chol
             return found

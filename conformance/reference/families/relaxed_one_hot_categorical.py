@@ -76,6 +76,30 @@ class RelaxedOneHotCategorical(Family):
             Projection("log y[0] − log y[1]", lambda y: np.log(y[..., 0]) - np.log(y[..., 1]), cdf)
         ]
 
+    def _pathwise(self, params, draws, weights, parametrization, options):
+        """y = softmax(s), s = (l + G)/λ (torch's map: Gumbel noise, its ExpRelaxedCategorical
+        in log space, then exp). With a = Jᵀw = y ⊙ (w − w·y), ∂(w·y)/∂l = a/λ and
+        ∂/∂λ = −a·s/λ; s is log y up to a constant that a, summing to 0, does not see, so the
+        draw determines both. The frameworks normalise the logits (l − logsumexp l) or the
+        probs (p/Σp) first, which adds −softmax(l)·Σ_k ∂/∂l_k (by probs, ∂/∂l_k/p_k − Σ_k
+        ∂/∂l_k/Σp): zero where a sums to 0, and kept so that the tolerance sees the rounding of
+        what cancels there (a float32 draw's coordinates sum to 1 only to its rounding, and the
+        sensitivity moves them apart). A coordinate rounded to 0 loses s: that draw's
+        temperature derivative is not judged (it is NaN)."""
+        lam = params["temperature"][..., None]
+        with np.errstate(all="ignore"):
+            log_y = np.log(draws)
+            a = draws * (weights - (weights * draws).sum(-1, keepdims=True))
+            d_logits = a / lam
+            total = d_logits.sum(-1, keepdims=True)
+            found = {"temperature": -(a * log_y).sum(-1) / lam[..., 0]}
+            if parametrization == "probs":
+                probs = params["probs"]
+                found["probs"] = d_logits / probs - total / probs.sum(-1, keepdims=True)
+            else:
+                found["logits"] = d_logits - special.softmax(params["logits"], axis=-1) * total
+        return found
+
     def _sample(self, params, shape, rng, parametrization):
         logits = _logits(params, parametrization)
         gumbel = -np.log(-np.log(rng.random(logits.shape)))
