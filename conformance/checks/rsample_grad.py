@@ -120,10 +120,14 @@ class RsampleGradCheck(Check):
         return super().unsupported_by(adapter, opted_in)
 
     def _names(self, subject: Subject) -> tuple[list[str], dict[str, str]]:
-        """The parameters judged, and those the adapter exempts (with why)."""
+        """The parameters judged, and those not judged, with why: the adapter's exempt ones,
+        and a multivariate family's whose derivative its declared map does not give."""
         adapter = subject.adapter
         assert isinstance(adapter, PathwiseDraws)
-        exempt = dict(adapter.pathwise_exempt(subject.law.family.name))
+        family = subject.law.family
+        exempt = dict(adapter.pathwise_exempt(family.name))
+        if family.value.event_rank > 0:
+            exempt.update(family.pathwise_without)
         names = [k for k in subject.case.differentiable_parameters if k not in exempt]
         return names, exempt
 

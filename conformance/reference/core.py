@@ -276,6 +276,9 @@ class Family(ABC):
     #: Why the oracle makes no sampling items at all for this family (an improper one has
     #: nothing to draw); empty where draws are judged (their shapes, support and law).
     no_draws: str = ""
+    #: Parameters whose derivative the declared map of noise (:meth:`pathwise`) does not give,
+    #: each with why: ``rsample_grad`` judges the others and says so.
+    pathwise_without: dict[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if not self.default_parametrization:

@@ -482,3 +482,57 @@ def test_swapped_coordinates_of_simplex_derivatives_fail() -> None:
         result = run_check(make_case(text), "torch", "float32", "rsample_grad", Swapped())
         assert not result.passed and result.kind == "grad", result.message
         assert "per-draw d draw/d" in result.message
+
+
+SPD = np.array([[2.0, 0.3, -0.4], [0.3, 1.0, 0.2], [-0.4, 0.2, 1.5]])
+
+
+@pytest.mark.parametrize("family", ["Wishart", "WishartCholesky"])
+@pytest.mark.parametrize("parametrization", ["covariance_matrix", "precision_matrix", "scale_tril"])
+def test_wishart_map_derivatives_match_differences(family: str, parametrization: str) -> None:
+    """Bartlett's map, X = (L A)(L A)ᵀ (WishartCholesky's draw is L A itself), with A held:
+    the oracle reads A back from the draw and gives ∂(W:X)/∂θ, against central differences of
+    the map (symmetric matrices moved symmetrically, a factor in its lower triangle). df is
+    not among the map's parameters, and the check says so."""
+    mat = {"covariance_matrix": SPD, "precision_matrix": np.linalg.inv(SPD)}.get(
+        parametrization, np.linalg.cholesky(SPD)
+    )
+    text = f"""
+- id: w
+  family: {family}
+  params: {{df: 5.5, {parametrization}: {mat.tolist()}}}
+  value: {np.eye(3).tolist()}
+"""
+    framework = "numpyro" if family == "WishartCholesky" else "torch"  # torch has none
+    law = subject_for(make_case(text), framework, "float32").law
+    rng = np.random.default_rng(4)
+    a = np.tril(rng.standard_normal((4, 3, 3)), -1) + np.sqrt(
+        rng.chisquare(5.5 - np.arange(3), (4, 3))
+    )[..., None] * np.eye(3)
+    weights = (1.0 + np.arange(9) / 9).reshape(3, 3)
+
+    def chol_of(m: np.ndarray) -> np.ndarray:
+        if parametrization == "scale_tril":
+            return m
+        return np.linalg.cholesky(np.linalg.inv(m) if parametrization == "precision_matrix" else m)
+
+    def draw(m: np.ndarray) -> np.ndarray:
+        la = chol_of(m) @ a
+        return la if family == "WishartCholesky" else la @ np.swapaxes(la, -1, -2)
+
+    found = law.pathwise_derivatives(draw(mat), [parametrization], weights)
+    assert found.judged.all()
+    got = found.derivatives[parametrization]
+    h = 1e-6
+    for j in range(3):
+        for k in range(j + 1):
+            step = np.zeros((3, 3))
+            step[j, k] = step[k, j] = h
+            if parametrization == "scale_tril":
+                step[k, j] = 0.0 if j != k else h
+                want = got[..., j, k]
+            else:
+                want = got[..., j, k] + (got[..., k, j] if j != k else 0.0)
+            numeric = ((draw(mat + step) - draw(mat - step)) * weights).sum((-1, -2)) / (2 * h)
+            np.testing.assert_allclose(want, numeric, rtol=1e-6, atol=1e-7)
+    assert "df" in law.family.pathwise_without

@@ -21,6 +21,24 @@ def _fold_to(grad: np.ndarray, like: np.ndarray) -> np.ndarray:
     return np.broadcast_to(grad, like.shape).copy()
 
 
+def through_cholesky(chol: np.ndarray, bar_chol: np.ndarray, parametrization: str) -> np.ndarray:
+    """A cotangent L̄ of the lower Cholesky factor L carried to the parameter it was made from:
+    L itself (``scale_tril``), Σ = L Lᵀ by Cholesky's reverse mode (Σ̄ = L⁻ᵀ Φ(Lᵀ L̄) L⁻¹, Φ the
+    lower triangle with half its diagonal; compared by its symmetric part), or the precision
+    P = Σ⁻¹ (P̄ = −Σ Σ̄ Σ): the frameworks' scale parameters all reach their draws through L."""
+    if parametrization == "scale_tril":
+        return bar_chol
+    inner = np.swapaxes(chol, -1, -2) @ bar_chol
+    d = inner.shape[-1]
+    phi = np.tril(inner) - 0.5 * np.diagonal(inner, axis1=-2, axis2=-1)[..., None] * np.eye(d)
+    inv_chol = np.linalg.inv(chol)
+    bar_cov = np.swapaxes(inv_chol, -1, -2) @ phi @ inv_chol
+    if parametrization == "covariance_matrix":
+        return bar_cov
+    cov = chol @ np.swapaxes(chol, -1, -2)
+    return -cov @ bar_cov @ cov
+
+
 def _solve(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.linalg.solve(a, b[..., None])[..., 0]
 
@@ -95,23 +113,12 @@ class MultivariateNormal(Family):
         else:
             cov = np.linalg.inv(mat) if parametrization == "precision_matrix" else mat
             chol = np.linalg.cholesky(cov)
+        chol = np.broadcast_to(chol, (*draws.shape[:-1], *chol.shape[-2:]))
         noise = _solve(chol, draws - loc)
         w = np.broadcast_to(weights, noise.shape)
         bar_chol = w[..., :, None] * noise[..., None, :]
         found = {"loc": _fold_to(w, loc)}
-        if parametrization == "scale_tril":
-            found["scale_tril"] = bar_chol
-            return found
-        inner = np.swapaxes(chol, -1, -2) @ bar_chol
-        phi = np.tril(inner) - 0.5 * np.diagonal(inner, axis1=-2, axis2=-1)[..., None] * np.eye(
-            inner.shape[-1]
-        )
-        inv_chol = np.linalg.inv(chol)
-        bar_cov = np.swapaxes(inv_chol, -1, -2) @ phi @ inv_chol
-        if parametrization == "covariance_matrix":
-            found["covariance_matrix"] = bar_cov
-        else:
-            found["precision_matrix"] = -cov @ bar_cov @ cov
+        found[parametrization] = through_cholesky(chol, bar_chol, parametrization)
         return found
 
     def _sample(self, params, shape, rng, parametrization):

@@ -17,6 +17,7 @@ from scipy import special
 from .. import projections
 from ..core import Arrays, Family, Options, OracleError, ParamInfo, ValueInfo
 from .lkj_cholesky import log_multivariate_gamma
+from .multivariate_normal import through_cholesky
 
 LOG_2 = np.log(2.0)
 
@@ -128,6 +129,21 @@ class Wishart(Family):
         )
         return projections.chi2_quadratic_forms(params["df"], scale, as_matrix)
 
+    def _pathwise(self, params, draws, weights, parametrization, options):
+        """Bartlett's map, torch's and NumPyro's: X = (L A)(L A)ᵀ with A lower-triangular (χ
+        draws on its diagonal, normal ones below), read back as A = chol(L⁻¹ X L⁻ᵀ). With A
+        held, ∂(W:X)/∂L = (W + Wᵀ)·X·L⁻ᵀ, carried to the parameter L was made from
+        (:func:`~.multivariate_normal.through_cholesky`). A draw whose L⁻¹ X L⁻ᵀ does not factor
+        is not judged (NaN)."""
+        chol = np.broadcast_to(self._scale_tril(params, parametrization), draws.shape)
+        inv = np.linalg.inv(chol)
+        w = np.broadcast_to(weights, draws.shape)
+        with np.errstate(all="ignore"):
+            bar_chol = (w + np.swapaxes(w, -1, -2)) @ draws @ np.swapaxes(inv, -1, -2)
+            _, ok = _chol_or_identity(inv @ draws @ np.swapaxes(inv, -1, -2))
+            bar_chol = np.where(ok[..., None, None], bar_chol, np.nan)
+        return {parametrization: through_cholesky(chol, bar_chol, parametrization)}
+
     def _sample(self, params, shape, rng, parametrization):
         """Bartlett: X = L A Aᵀ Lᵀ, A lower-triangular, A_ii² ~ χ²(ν - i), A_ij ~ N(0, 1)."""
         nu = params["df"]
@@ -142,8 +158,16 @@ class Wishart(Family):
 
 
 _DF = ParamInfo(0, "positive")
+#: df reaches the draws through the χ draws on A's diagonal: their derivative by df is a Gamma
+#: draw's implicit one, which the map here does not declare.
+PATHWISE_WITHOUT_DF = {
+    "df": "df reaches the draws through Bartlett's χ² draws, whose derivative by df (a Gamma "
+    "draw's implicit one) the oracle's map does not declare"
+}
+
 WISHART = Wishart(
     name="Wishart",
+    pathwise_without=PATHWISE_WITHOUT_DF,
     parametrizations={
         "covariance_matrix": {
             "df": _DF,

@@ -20,7 +20,14 @@ from scipy import special
 
 from ..core import Arrays, Options, ParamInfo, ValueInfo
 from .lkj_cholesky import log_multivariate_gamma
-from .wishart import LOG_2, Wishart, _chol_or_identity, _eye_where_invalid
+from .multivariate_normal import through_cholesky
+from .wishart import (
+    LOG_2,
+    PATHWISE_WITHOUT_DF,
+    Wishart,
+    _chol_or_identity,
+    _eye_where_invalid,
+)
 
 
 def _positive_diagonal(mat: np.ndarray) -> np.ndarray:
@@ -56,6 +63,15 @@ def _whitened(f: np.ndarray, x: np.ndarray, parametrization: str) -> tuple[np.nd
 
 
 class WishartCholesky(Wishart):
+    def _pathwise(self, params, draws, weights, parametrization, options):
+        """Bartlett's factor itself, NumPyro's map: V = L A, A = L⁻¹ V held, so
+        ∂(W:V)/∂L = W·Aᵀ, carried to the parameter L was made from."""
+        chol = np.broadcast_to(self._scale_tril(params, parametrization), draws.shape)
+        with np.errstate(all="ignore"):
+            a = np.linalg.solve(chol, draws)
+            bar_chol = np.broadcast_to(weights, draws.shape) @ np.swapaxes(a, -1, -2)
+        return {parametrization: through_cholesky(chol, bar_chol, parametrization)}
+
     def _log_prob(
         self, params: Arrays, value: np.ndarray, parametrization: str, options: Options
     ) -> np.ndarray:
@@ -123,6 +139,7 @@ _DF = ParamInfo(0, "positive")
 _VALUE = ValueInfo(2, "lower_cholesky", structure="lower_triangular")
 WISHART_CHOLESKY = WishartCholesky(
     name="WishartCholesky",
+    pathwise_without=PATHWISE_WITHOUT_DF,
     parametrizations={
         "covariance_matrix": {
             "df": _DF,
