@@ -88,6 +88,11 @@ IMPLICIT_AGREEMENT = 1e-8
 IMPLICIT_RESOLUTION = 1e-7
 #: Relative step of the draw (and of the parameters) for the derivative's sensitivity.
 SENSITIVITY_STEP = 1e-4
+#: The relative step of a declared map's sensitivity (:meth:`DrawLaw.pathwise_derivatives`): the
+#: map's derivatives are closed forms, so a step of float32's rounding is resolved, and a larger
+#: one can leave the parameters' domain where float32's rounding does not (a CAR correlation of
+#: 0.999999 moved by 1e-4 is no correlation).
+PATHWISE_STEP = 1e-7
 #: Random directions of that step a multivariate draw's sensitivity takes the worst of.
 SENSITIVITY_DRAWS = 3
 
@@ -283,10 +288,12 @@ class DrawLaw:
     ) -> ImplicitDerivatives:
         """For multivariate draws (shape (n, *batch, *event)) of a family whose draws are a
         declared map of standard noise (:meth:`reference.Family.pathwise`): ∂(Σ_event w·x)/∂θ
-        of each draw (``weights`` w of the event's shape, default ones), with each parameter in ``names`` copied per draw (shape (n, *batch,
-        *its event)); the sensitivity is how far that moves when the draw, or every parameter,
-        moves by one relative unit (random signs, a fixed seed; symmetric matrices moved
-        symmetrically); a draw with a non-finite coordinate or derivative is not judged."""
+        of each draw (``weights`` w of the event's shape, default ones), with each parameter in
+        ``names`` copied per draw (shape (n, *batch, *its event)); the sensitivity is how far
+        that moves when the draw's coordinates each move by one relative unit (the changes
+        summed), or when every parameter does (random signs, a fixed seed; symmetric matrices
+        moved symmetrically); a draw with a non-finite coordinate or derivative is not
+        judged."""
         x = np.asarray(draws, dtype=np.float64)
         rank = self.family.value.event_rank
         event_axes = tuple(range(x.ndim - rank, x.ndim))
@@ -301,21 +308,32 @@ class DrawLaw:
             judged = np.all(np.isfinite(x), axis=event_axes)
             at = np.where(np.expand_dims(judged, event_axes), x, 0.0)
             exact = derivatives(dict(self.params), at)
+
+            def change(moved: dict[str, np.ndarray], k: str) -> np.ndarray:
+                found = np.abs(moved[k] - exact[k]) / PATHWISE_STEP
+                return np.nan_to_num(found, nan=0.0, posinf=0.0)
+
+            # The draw's coordinates each moved alone, the changes summed: each coordinate is
+            # rounded on its own, and a map read back through an ill-conditioned factor
+            # amplifies some coordinates' rounding far more than others' (a random direction
+            # can miss them).
             sensitivity = {k: np.zeros_like(v) for k, v in exact.items()}
+            for c in np.ndindex(x.shape[x.ndim - rank :]):
+                one = np.zeros(x.shape[x.ndim - rank :])
+                one[c] = PATHWISE_STEP
+                moved = derivatives(self.params, at * (1.0 + one))
+                for k in names:
+                    sensitivity[k] = sensitivity[k] + change(moved, k)
             for _ in range(SENSITIVITY_DRAWS):
-                moved_draws = at * (1.0 + SENSITIVITY_STEP * rng.choice([-1.0, 1.0], at.shape))
                 moved_params = {
-                    k: perturbed(v, info[k].structure, rng, SENSITIVITY_STEP)
+                    k: perturbed(v, info[k].structure, rng, PATHWISE_STEP)
                     if not info[k].static
                     else v
                     for k, v in self.params.items()
                 }
-                for moved in (derivatives(self.params, moved_draws), derivatives(moved_params, at)):
-                    for k in names:
-                        change = np.abs(moved[k] - exact[k]) / SENSITIVITY_STEP
-                        sensitivity[k] = np.maximum(
-                            sensitivity[k], np.nan_to_num(change, nan=0.0, posinf=0.0)
-                        )
+                moved = derivatives(moved_params, at)
+                for k in names:
+                    sensitivity[k] = np.maximum(sensitivity[k], change(moved, k))
             judged_by = {}
             for k in names:
                 axes = tuple(range(x.ndim - rank, exact[k].ndim))

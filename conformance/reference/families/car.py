@@ -16,6 +16,7 @@ import numpy as np
 
 from .. import projections
 from ..core import Arrays, Family, Options, OracleError, ParamInfo, ValueInfo
+from ..pathwise import fold_to, through_cholesky
 from .wishart import _chol_or_identity
 
 LOG_2PI = np.log(2.0 * np.pi)
@@ -68,6 +69,23 @@ class CAR(Family):
             "conditional_precision": 0.5
             * (n / tau - np.einsum("...i,...ij,...j->...", phi, m, phi)),
             "value": -q_phi,
+        }
+
+    def _pathwise(self, params, draws, weights, parametrization, options):
+        """NumPyro's: a MultivariateNormal with precision Q = τ·(D − αW), so x = loc + L·ε with
+        L = chol(Q⁻¹), ε = L⁻¹(x − loc) read back. ∂(w·x)/∂loc = w; Q's cotangent by
+        Cholesky's reverse mode (:func:`~reference.pathwise.through_cholesky`), then
+        ∂/∂α = Σ Q̄ ⊙ (−τW) and ∂/∂τ = Σ Q̄ ⊙ (D − αW)."""
+        tau = params["conditional_precision"][..., None, None]
+        m, w_adj = self._scaled(params)
+        chol = np.linalg.cholesky(np.linalg.inv(tau * m))
+        noise = np.linalg.solve(chol, (draws - params["loc"])[..., None])[..., 0]
+        w = np.broadcast_to(weights, draws.shape)
+        bar_q = through_cholesky(chol, w[..., :, None] * noise[..., None, :], "precision_matrix")
+        return {
+            "loc": fold_to(w, params["loc"]),
+            "correlation": (bar_q * -(tau * w_adj)).sum((-1, -2)),
+            "conditional_precision": (bar_q * m).sum((-1, -2)),
         }
 
     def _projections(self, params, parametrization, options):

@@ -53,6 +53,10 @@ class GaussianRandomWalk(Family):
         mean = np.zeros((*np.shape(params["scale"]), steps))
         return projections.gaussian(mean, cov, projections.vector)
 
+    def _pathwise(self, params, draws, weights, parametrization, options):
+        """x = σ·cumsum(ε) (NumPyro's and the law's own construction), so ∂(w·x)/∂σ = w·x/σ."""
+        return {"scale": (weights * draws).sum(-1) / params["scale"]}
+
     def _sample(self, params, shape, rng, parametrization):
         steps = int(np.asarray(params["num_steps"]))
         eps = rng.standard_normal((*shape, steps))

@@ -12,6 +12,7 @@ import numpy as np
 
 from .. import projections
 from ..core import Arrays, Family, Options, OracleError, ParamInfo, ValueInfo
+from ..pathwise import fold_to
 
 LOG_2PI = np.log(2.0 * np.pi)
 
@@ -64,6 +65,11 @@ class LowRankMultivariateNormal(Family):
         cov = low_rank_covariance(params["cov_factor"], params["cov_diag"])
         return projections.gaussian(params["loc"], cov, projections.vector)
 
+    def _pathwise(self, params, draws, weights, parametrization, options):
+        """x = loc + W·ε₁ + √D·ε₂ (torch's and NumPyro's): ∂(w·x)/∂loc = w; W and D multiply
+        noises the draw does not show (``pathwise_without``)."""
+        return {"loc": fold_to(np.broadcast_to(weights, draws.shape), params["loc"])}
+
     def _sample(self, params, shape, rng, parametrization):
         factor = params["cov_factor"]
         z_rank = rng.standard_normal((*shape, factor.shape[-1]))
@@ -74,6 +80,11 @@ class LowRankMultivariateNormal(Family):
 
 LOW_RANK_MULTIVARIATE_NORMAL = LowRankMultivariateNormal(
     name="LowRankMultivariateNormal",
+    pathwise_without={
+        name: "x = loc + W·ε₁ + √D·ε₂ has more noises than coordinates: the draw does not show "
+        "the ε₁ and ε₂ its derivative by W and D multiplies"
+        for name in ("cov_factor", "cov_diag")
+    },
     parametrizations={
         "cov_factor": {
             "loc": ParamInfo(1, "real"),

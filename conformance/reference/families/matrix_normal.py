@@ -14,6 +14,7 @@ import numpy as np
 
 from .. import projections
 from ..core import Arrays, Family, Options, OracleError, ParamInfo, ValueInfo
+from ..pathwise import fold_to
 
 LOG_2PI = np.log(2.0 * np.pi)
 
@@ -87,6 +88,19 @@ class MatrixNormal(Family):
         )
         mean = params["loc"].reshape(*params["loc"].shape[:-2], n * p)
         return projections.gaussian(mean, cov, lambda x: x.reshape(*x.shape[:-2], n * p))
+
+    def _pathwise(self, params, draws, weights, parametrization, options):
+        """x = loc + L_r·ε·L_cᵀ (NumPyro's), ε = L_r⁻¹(x − loc)L_c⁻ᵀ read back: with W the
+        weights, ∂(W:x)/∂loc = W, ∂/∂L_r = W·L_c·εᵀ and ∂/∂L_c = Wᵀ·L_r·ε."""
+        loc, lr, lc = params["loc"], params["scale_tril_row"], params["scale_tril_column"]
+        w = np.broadcast_to(weights, draws.shape)
+        left = np.linalg.solve(lr, draws - loc)  # L_r⁻¹(x − loc) = ε·L_cᵀ
+        eps = np.swapaxes(np.linalg.solve(lc, np.swapaxes(left, -1, -2)), -1, -2)
+        return {
+            "loc": fold_to(w, loc),
+            "scale_tril_row": w @ lc @ np.swapaxes(eps, -1, -2),
+            "scale_tril_column": np.swapaxes(w, -1, -2) @ lr @ eps,
+        }
 
     def _sample(self, params, shape, rng, parametrization):
         lr, lc = params["scale_tril_row"], params["scale_tril_column"]

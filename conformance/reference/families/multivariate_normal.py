@@ -10,33 +10,9 @@ import numpy as np
 
 from .. import projections
 from ..core import Arrays, Family, OracleError, ParamInfo, ValueInfo
+from ..pathwise import fold_to, through_cholesky
 
 LOG_2PI = np.log(2.0 * np.pi)
-
-
-def _fold_to(grad: np.ndarray, like: np.ndarray) -> np.ndarray:
-    """``grad`` summed over the event axis where the parameter ``like`` has it of size 1."""
-    if like.shape[-1] == 1 and grad.shape[-1] != 1:
-        return grad.sum(-1, keepdims=True)
-    return np.broadcast_to(grad, like.shape).copy()
-
-
-def through_cholesky(chol: np.ndarray, bar_chol: np.ndarray, parametrization: str) -> np.ndarray:
-    """A cotangent L̄ of the lower Cholesky factor L carried to the parameter it was made from:
-    L itself (``scale_tril``), Σ = L Lᵀ by Cholesky's reverse mode (Σ̄ = L⁻ᵀ Φ(Lᵀ L̄) L⁻¹, Φ the
-    lower triangle with half its diagonal; compared by its symmetric part), or the precision
-    P = Σ⁻¹ (P̄ = −Σ Σ̄ Σ): the frameworks' scale parameters all reach their draws through L."""
-    if parametrization == "scale_tril":
-        return bar_chol
-    inner = np.swapaxes(chol, -1, -2) @ bar_chol
-    d = inner.shape[-1]
-    phi = np.tril(inner) - 0.5 * np.diagonal(inner, axis1=-2, axis2=-1)[..., None] * np.eye(d)
-    inv_chol = np.linalg.inv(chol)
-    bar_cov = np.swapaxes(inv_chol, -1, -2) @ phi @ inv_chol
-    if parametrization == "covariance_matrix":
-        return bar_cov
-    cov = chol @ np.swapaxes(chol, -1, -2)
-    return -cov @ bar_cov @ cov
 
 
 def _solve(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -117,7 +93,7 @@ class MultivariateNormal(Family):
         noise = _solve(chol, draws - loc)
         w = np.broadcast_to(weights, noise.shape)
         bar_chol = w[..., :, None] * noise[..., None, :]
-        found = {"loc": _fold_to(w, loc)}
+        found = {"loc": fold_to(w, loc)}
         found[parametrization] = through_cholesky(chol, bar_chol, parametrization)
         return found
 

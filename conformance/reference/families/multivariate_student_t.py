@@ -14,6 +14,7 @@ import numpy as np
 
 from .. import projections
 from ..core import Arrays, Family, Options, OracleError, ParamInfo, ValueInfo
+from ..pathwise import fold_to
 from .beta import digamma_gap, f_gap, log_beta
 
 
@@ -96,6 +97,15 @@ class MultivariateStudentT(Family):
         cov = chol @ np.swapaxes(chol, -1, -2)
         return projections.gaussian(params["loc"], cov, projections.vector, df=params["df"])
 
+    def _pathwise(self, params, draws, weights, parametrization, options):
+        """x = loc + L·y, y = z·√(df/V) (NumPyro's: a normal draw over the root of a χ² one):
+        with y = L⁻¹(x − loc) held, ∂(w·x)/∂loc = w and ∂/∂L_jk = w_j·y_k. df reaches x through
+        V, which the draw does not show (``pathwise_without``)."""
+        loc, chol = params["loc"], params["scale_tril"]
+        y = np.linalg.solve(chol, (draws - loc)[..., None])[..., 0]
+        w = np.broadcast_to(weights, draws.shape)
+        return {"loc": fold_to(w, loc), "scale_tril": w[..., :, None] * y[..., None, :]}
+
     def _sample(self, params, shape, rng, parametrization):
         chol = params["scale_tril"]
         n = chol.shape[-1]
@@ -111,6 +121,10 @@ def _fold(grad: np.ndarray, like: np.ndarray) -> np.ndarray:
 
 MULTIVARIATE_STUDENT_T = MultivariateStudentT(
     name="MultivariateStudentT",
+    pathwise_without={
+        "df": "df reaches the draws through the χ² draw that divides the normal one (two "
+        "noises): the draw does not show it"
+    },
     parametrizations={
         "scale_tril": {
             "df": ParamInfo(0, "positive"),

@@ -16,8 +16,8 @@ from scipy import special
 
 from .. import projections
 from ..core import Arrays, Family, Options, OracleError, ParamInfo, ValueInfo
+from ..pathwise import through_cholesky
 from .lkj_cholesky import log_multivariate_gamma
-from .multivariate_normal import through_cholesky
 
 LOG_2 = np.log(2.0)
 

@@ -19,8 +19,8 @@ import numpy as np
 from scipy import special
 
 from ..core import Arrays, Options, ParamInfo, ValueInfo
+from ..pathwise import through_cholesky
 from .lkj_cholesky import log_multivariate_gamma
-from .multivariate_normal import through_cholesky
 from .wishart import (
     LOG_2,
     PATHWISE_WITHOUT_DF,

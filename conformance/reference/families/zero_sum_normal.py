@@ -51,6 +51,11 @@ class ZeroSumNormal(Family):
         mean = np.zeros((*np.shape(params["scale"]), n))
         return projections.gaussian(mean, cov, projections.vector)
 
+    def _pathwise(self, params, draws, weights, parametrization, options):
+        """x = P·(σ·ε), NumPyro's Normal(0, σ) draw through its ZeroSumTransform (P linear), so
+        ∂(w·x)/∂σ = w·x/σ."""
+        return {"scale": (weights * draws).sum(-1) / params["scale"]}
+
     def _sample(self, params, shape, rng, parametrization):
         """An iid Normal(0, σ) vector projected onto the hyperplane is its isotropic normal."""
         n = int(np.asarray(params["event_size"]))
