@@ -182,6 +182,21 @@ def _mvn_case(parametrization: str) -> str:
 """
 
 
+def _structured_steps(got: np.ndarray, parametrization: str, h: float):
+    """(a step of a 3 × 3 matrix parameter, the derivative it sees) for each free entry: a
+    factor moves in its lower triangle alone; a symmetric matrix in the direction E_jk + E_kj,
+    which sees G_jk + G_kj."""
+    for j in range(3):
+        for k in range(j + 1):
+            step = np.zeros((3, 3))
+            step[j, k] = step[k, j] = h
+            if parametrization == "scale_tril":
+                step[k, j] = 0.0 if j != k else h
+                yield step, got[..., j, k]
+            else:
+                yield step, got[..., j, k] + (got[..., k, j] if j != k else 0.0)
+
+
 @pytest.mark.parametrize("parametrization", ["covariance_matrix", "precision_matrix", "scale_tril"])
 def test_multivariate_normal_map_derivatives_match_differences(parametrization: str) -> None:
     """x = loc + chol(Σ)·ε: the oracle's ∂(Σ_j w_j·x_j)/∂θ at each draw's noise against central
@@ -207,19 +222,10 @@ def test_multivariate_normal_map_derivatives_match_differences(parametrization: 
     found = law.pathwise_derivatives(x, ["loc", parametrization], weights)
     assert found.judged.all()
     np.testing.assert_allclose(found.derivatives["loc"], np.broadcast_to(weights, x.shape))
-    got = found.derivatives[parametrization]
     h = 1e-6
-    for j in range(3):
-        for k in range(j + 1):
-            step = np.zeros((3, 3))
-            step[j, k] = step[k, j] = h
-            if parametrization == "scale_tril":  # a factor moves in its lower triangle alone
-                step[k, j] = 0.0 if j != k else h
-                want = got[..., j, k]
-            else:  # the symmetric direction E_jk + E_kj sees G_jk + G_kj
-                want = got[..., j, k] + (got[..., k, j] if j != k else 0.0)
-            numeric = (summed(mat + step) - summed(mat - step)) / (2 * h)
-            np.testing.assert_allclose(want, numeric, rtol=1e-6, atol=1e-7)
+    for step, want in _structured_steps(found.derivatives[parametrization], parametrization, h):
+        numeric = (summed(mat + step) - summed(mat - step)) / (2 * h)
+        np.testing.assert_allclose(want, numeric, rtol=1e-6, atol=1e-7)
 
 
 @pytest.mark.parametrize("parametrization", ["covariance_matrix", "precision_matrix", "scale_tril"])
@@ -522,19 +528,10 @@ def test_wishart_map_derivatives_match_differences(family: str, parametrization:
 
     found = law.pathwise_derivatives(draw(mat), [parametrization], weights)
     assert found.judged.all()
-    got = found.derivatives[parametrization]
     h = 1e-6
-    for j in range(3):
-        for k in range(j + 1):
-            step = np.zeros((3, 3))
-            step[j, k] = step[k, j] = h
-            if parametrization == "scale_tril":
-                step[k, j] = 0.0 if j != k else h
-                want = got[..., j, k]
-            else:
-                want = got[..., j, k] + (got[..., k, j] if j != k else 0.0)
-            numeric = ((draw(mat + step) - draw(mat - step)) * weights).sum((-1, -2)) / (2 * h)
-            np.testing.assert_allclose(want, numeric, rtol=1e-6, atol=1e-7)
+    for step, want in _structured_steps(found.derivatives[parametrization], parametrization, h):
+        numeric = ((draw(mat + step) - draw(mat - step)) * weights).sum((-1, -2)) / (2 * h)
+        np.testing.assert_allclose(want, numeric, rtol=1e-6, atol=1e-7)
     assert "df" in law.family.pathwise_without
 
 
