@@ -23,6 +23,11 @@ TORCH_NORMAL = (
 )
 TORCH_NORMAL_DRAWS = ("--framework=torch", "--family=Normal", "--check=sample_shapes,sample_fit")
 TORCH_NORMAL_PATHWISE = ("--framework=torch", "--family=Normal", "--check=sample_fit,rsample_grad")
+TORCH_MVN_PATHWISE = (
+    "--framework=torch",
+    "--family=MultivariateNormal",
+    "--check=sample_fit,rsample_grad",
+)
 TORCH_ONE_HOT_DRAWS = (
     "--framework=torch",
     "--family=OneHotCategorical",
@@ -241,6 +246,18 @@ CATALOGUE: tuple[Mutant, ...] = (
         apply=torch_mutants.apply_normal_rsample_grad_half,
         selection=TORCH_NORMAL_PATHWISE,
         killers=("*/normal.yaml::scalar[torch-float32-rsample_grad]",),
+        spared=("*-sample_fit]",),
+        kinds=(Kind.GRAD,),
+    ),
+    Mutant(
+        name="mvn-rsample-grad-coordinates-reversed",
+        title="draws' gradients only: MultivariateNormal.rsample's coordinates' gradients reversed",
+        replicates="a vector sampler's backward pass that indexes the event wrongly, invisible "
+        "in the gradient of the coordinates' plain sum",
+        framework="torch",
+        apply=torch_mutants.apply_mvn_rsample_grad_coordinates_reversed,
+        selection=TORCH_MVN_PATHWISE,
+        killers=("*/multivariate_normal.yaml::cov-unbatched[torch-float32-rsample_grad]",),
         spared=("*-sample_fit]",),
         kinds=(Kind.GRAD,),
     ),

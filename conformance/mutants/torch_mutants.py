@@ -218,6 +218,23 @@ def apply_normal_rsample_grad_half(patch: Patcher) -> None:
     patch.setattr(Normal, "rsample", rsample)
 
 
+def apply_mvn_rsample_grad_coordinates_reversed(patch: Patcher) -> None:
+    """MultivariateNormal.rsample with the same draws, each coordinate's pathwise gradient that
+    of the coordinate at the other end (a backward pass that indexes the event in reverse): the
+    draws' law and log_prob are right, and so is the gradient of the coordinates' plain sum,
+    so only a check that weighs the coordinates apart sees it."""
+    from torch.distributions import MultivariateNormal
+
+    original = MultivariateNormal.rsample
+
+    def rsample(self: Any, sample_shape: Any = ()) -> Any:
+        x = original(self, sample_shape)
+        reversed_ = x.flip(-1)
+        return x.detach() + (reversed_ - reversed_.detach())  # MUTATION: torch's is x's own
+
+    patch.setattr(MultivariateNormal, "rsample", rsample)
+
+
 def apply_one_hot_draws_probs_as_logits(patch: Patcher) -> None:
     """OneHotCategorical.sample draws its categories with the probabilities read as logits (a
     probs/logits mix-up in the sampler only): log_prob is right, the draws' law is the softmax

@@ -99,6 +99,11 @@ def test_torchsharp_mutant_fails_with_the_upstream_message(kill_table) -> None:
         ("rsample-grad-half", "scalar[torch-float32-rsample_grad]", {"rsample_grad"}),
         ("numpyro-rsample-grad-half", "scalar[numpyro-float32-rsample_grad]", {"rsample_grad"}),
         (
+            "mvn-rsample-grad-coordinates-reversed",
+            "cov-unbatched[torch-float32-rsample_grad]",
+            {"rsample_grad"},
+        ),
+        (
             "one-hot-draws-probs-as-logits",
             "probs-every-category[torch-float64-sample_fit]",
             {"sample_fit"},
