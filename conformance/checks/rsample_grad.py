@@ -12,13 +12,15 @@ number, deterministically given the draw, two ways:
   the gradient a user's Monte Carlo loss gets, against the identity's derivatives summed over
   draws and broadcast dimensions.
 
-A multivariate draw has no such identity; where its map of standard noise is one every
-framework shares (MultivariateNormal's loc + chol(Σ)·ε, Independent(Normal)'s loc + scale·ε,
-LogisticNormal's stick-breaking of a normal draw, RelaxedOneHotCategorical's softmax of
-Gumbel-perturbed logits; ``reference.Family.pathwise``), each draw's weighted coordinate sum
-Σ w·x (:func:`event_weights`: distinct weights) is held to that map's derivatives at the draw's
-own noise, structured matrices by the part their tangent space sees (a covariance's symmetric
-part, a factor's lower triangle).
+A multivariate draw has no such identity; where its map of standard noise is one the
+frameworks share and the noise can be read back from the draw (MultivariateNormal's
+loc + chol(Σ)·ε, Wishart's Bartlett map, LogisticNormal's stick-breaking of a normal draw, …:
+``reference.Family.pathwise``), each draw's weighted coordinate sum Σ w·x
+(:func:`event_weights`: distinct weights) is held to that map's derivatives at the draw's own
+noise, structured matrices by the part their tangent space sees (a covariance's symmetric part,
+a factor's lower triangle). A parameter the draw does not determine (LowRankMultivariateNormal's
+cov_factor: more noises than coordinates) is declared by the family
+(``Family.pathwise_without``) and not judged, with why.
 
 A sampler that combines several noises (torch's StudentT: a normal over a chi) has a per-draw
 derivative that differs from the identity's while agreeing in expectation; the adapter declares
