@@ -390,6 +390,12 @@ def main(argv: list[str] | None = None) -> int:
         add_help=False,
     )
     sub.add_parser(
+        "calibrate",
+        help="rerun the sampling items under N other seeds; the false-failure rate observed "
+        "beside the one stated",
+        add_help=False,
+    )
+    sub.add_parser(
         "bench",
         help="time the suite (-n 0, -n 2), a bare-loop baseline, and where the time goes",
         add_help=False,
@@ -470,6 +476,10 @@ def main(argv: list[str] | None = None) -> int:
         from conformance.bench import runner as bench_runner
 
         return bench_runner.main(argv[1:])
+    if argv and argv[0] == "calibrate":
+        from conformance.commands import calibrate
+
+        return calibrate.main(argv[1:])
     if argv and argv[0] == "mutants":
         from conformance.mutants import runner
 
