@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import subprocess
 import sys
 from collections import Counter
 from collections.abc import Sequence
@@ -23,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from conformance.check_names import CheckName
+from conformance.commands.suite_run import run_suite
 
 DEFAULT_OUT = Path("reports/calibration")
 DEFAULT_JSON = Path("reports/calibration.json")
@@ -89,28 +89,8 @@ def _with_sampling_checks(args: Sequence[str]) -> list[str]:
 
 def run_seed(seed: int, out: Path, pytest_args: Sequence[str]) -> list[dict] | None:
     """``conformance run --sample-seed=seed`` into ``out/seed-<seed>``; its records, or None."""
-    directory = out / f"seed-{seed}"
-    directory.mkdir(parents=True, exist_ok=True)
-    results = directory / "results.json"
-    results.unlink(missing_ok=True)
-    command = [
-        sys.executable,
-        "-m",
-        "conformance.cli",
-        "run",
-        f"--sample-seed={seed}",
-        f"--results={results}",
-        "-q",
-        *pytest_args,
-    ]
-    proc = subprocess.run(command, capture_output=True, text=True, check=False)
-    (directory / "run.log").write_text(
-        " ".join(command) + "\n\n" + proc.stdout + proc.stderr, encoding="utf-8"
-    )
-    try:
-        return json.loads(results.read_text())["records"] if proc.returncode in (0, 1) else None
-    except (OSError, ValueError, KeyError):
-        return None
+    args = [f"--sample-seed={seed}", "-q", *pytest_args]
+    return run_suite(args, out / f"seed-{seed}").records
 
 
 def report(tally: Tally) -> str:

@@ -11,13 +11,12 @@ import argparse
 import json
 import os
 import re
-import subprocess
 import sys
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
 
+from conformance.commands.suite_run import RunResult, run_suite
 from conformance.mutants import CATALOGUE, ENV, Mutant, get
 from conformance.mutants.kills import Verdict, judge, table
 
@@ -31,19 +30,6 @@ RUN_ARGS = ("-p", "conformance.mutants.plugin", "-p", "no:cacheprovider", "-q")
 NON_STRICT = "--no-strict-known-failures"
 
 
-@dataclass
-class RunResult:
-    records: list[dict] | None
-    returncode: int
-    log: str
-
-    def error(self) -> str | None:
-        if self.records is not None:
-            return None
-        tail = "\n".join(self.log.strip().splitlines()[-15:])
-        return f"no results (exit {self.returncode}):\n{tail}"
-
-
 def run_selection(
     selection: Sequence[str],
     directory: Path,
@@ -52,36 +38,10 @@ def run_selection(
     timeout: float = 900,
 ) -> RunResult:
     """``conformance run <selection>`` into ``directory``, with ``mutant`` applied (or none)."""
-    directory.mkdir(parents=True, exist_ok=True)
-    results = directory / "results.json"
-    results.unlink(missing_ok=True)
     env = {k: v for k, v in os.environ.items() if k != ENV}
     if mutant is not None:
         env[ENV] = mutant
-    command = [
-        sys.executable,
-        "-m",
-        "conformance.cli",
-        "run",
-        *RUN_ARGS,
-        NON_STRICT,
-        f"--results={results}",
-        *selection,
-        *pytest_args,
-    ]
-    try:
-        proc = subprocess.run(
-            command, env=env, capture_output=True, text=True, timeout=timeout, check=False
-        )
-        log, code = proc.stdout + proc.stderr, proc.returncode
-    except subprocess.TimeoutExpired as exc:
-        log, code = f"timed out after {timeout} s: {exc}", 124
-    (directory / "run.log").write_text(" ".join(command) + "\n\n" + log, encoding="utf-8")
-    try:
-        records = json.loads(results.read_text())["records"] if code in (0, 1) else None
-    except (OSError, ValueError, KeyError):
-        records = None
-    return RunResult(records, code, log)
+    return run_suite([*RUN_ARGS, NON_STRICT, *selection, *pytest_args], directory, env, timeout)
 
 
 def _slug(args: Sequence[str]) -> str:
