@@ -235,7 +235,9 @@ def export_conventions(out: Path | None) -> int:
     return _emit(render(), out)
 
 
-def export_edges(paths: list[Path], families: list[str], out: Path | None) -> int:
+def export_edges(
+    paths: list[Path], families: list[str], out: Path | None, bulk: bool = False
+) -> int:
     """``conformance edges``: the generated edge cases as case files, one per case file that
     has an anchor — printed (YAML documents separated by ``---``) or written to ``out``/."""
     from fnmatch import fnmatch
@@ -267,7 +269,7 @@ def export_edges(paths: list[Path], families: list[str], out: Path | None) -> in
         cases = load_case_file(path, display=display).cases
         if families:
             cases = [c for c in cases if any(fnmatch(c.family, f) for f in families)]
-        text = edge_yaml(cases)
+        text = edge_yaml(cases, bulk=bulk)
         if text:
             docs.append((path, text))
     if not docs:
@@ -445,6 +447,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     edges.add_argument("--family", action="append", default=[], help="only these families (glob)")
     edges.add_argument("-o", "--output", type=Path, help="directory to write <file>.edges.yaml to")
+    edges.add_argument(
+        "--bulk",
+        action="store_true",
+        help="also large magnitudes and values where the density lives (as --edges=bulk)",
+    )
     brought = _adapter_commands()
     for command in brought.values():
         command.arguments(
@@ -495,7 +502,7 @@ def main(argv: list[str] | None = None) -> int:
         return export_triage(ns.results, ns.output)
     if ns.command == "edges":
         families = [f for given in ns.family for f in given.split(",") if f]
-        return export_edges(ns.paths, families, ns.output)
+        return export_edges(ns.paths, families, ns.output, ns.bulk)
     if ns.command == "init":
         return init_command(ns.dir, ns.force)
     if ns.command in brought:

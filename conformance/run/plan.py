@@ -81,7 +81,9 @@ def plan_file(path: Path, settings: Settings, display: str | None = None) -> lis
     # the oracle for every edge point, the largest part of planning a file).
     cases = [c for c in loaded.cases if settings.selects_family(c.family)]
     if settings.edges and cases:
-        generated = edge_file(loaded.cases, loaded.path, selects=settings.selects_family)
+        generated = edge_file(
+            loaded.cases, loaded.path, selects=settings.selects_family, bulk=settings.bulk_edges
+        )
         cases = [*cases, *generated.cases]
         specs.extend(_error_spec(e) for e in generated.errors)
     expansion.groups = context_groups(cases)

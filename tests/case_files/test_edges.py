@@ -4,6 +4,7 @@ that the oracle decides which partial derivatives a case judges, and the export 
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -92,9 +93,11 @@ def test_every_generated_file_loads_cleanly_with_unique_ids() -> None:
         for c in gen.cases:
             exact = edges.EXACT_TAG in c.spec.tags
             near = any(
-                w in c.id for w in ("-above-", "-below-", "-tiny", "-huge", "-near-", "-outside-")
+                w in c.id
+                for w in ("-above-", "-below-", "-tiny", "-huge", "-large", "-near-", "-outside-")
             )
             near = near or edges.DTYPE_TAG in c.spec.tags  # float32's edges: see their tests
+            near = near or edges.BULK_TAG in c.spec.tags  # a drawn value: see the bulk's tests
             assert exact != near, c.id
         families |= {c.family for c in gen.cases}
     # Every family of the oracle gets edges from the shipped cases (scalar and array inputs).
@@ -270,10 +273,102 @@ def test_a_family_selection_generates_only_its_edges_with_the_full_runs_ids(
     full = [s for s in plan(_settings(), [path]) if isinstance(s, CheckSpec)]
     asked: list[str] = []
     real = edges.edge_cases
-    monkeypatch.setattr(edges, "edge_cases", lambda a, p: asked.append(a.family) or real(a, p))
+    monkeypatch.setattr(
+        edges, "edge_cases", lambda a, p, b=False: asked.append(a.family) or real(a, p, b)
+    )
     selected = [s for s in plan(_settings("--family=Normal"), [path]) if isinstance(s, CheckSpec)]
     assert set(asked) == {"Normal"}
     edge_ids = {s.case.id for s in selected if s.case.id.startswith(edges.PREFIX)}
     assert edge_ids and all(i.startswith(f"{edges.PREFIX}Normal-") for i in edge_ids)
     assert [s.name for s in selected] == [s.name for s in full if s.case.family == "Normal"]
     assert {s.case.family for s in full} == {"Normal", "Exponential"}
+
+
+def test_real_valued_parameters_reach_large_magnitudes_on_each_unbounded_side() -> None:
+    assert _points(edges.magnitude_points("real")) == {"large": 1e6, "large-negative": -1e6}
+    # A half-line from 0 has its tiny and huge values already; a count stays out.
+    assert edges.magnitude_points("positive") == []
+    assert edges.magnitude_points("nonnegative_integer") == []
+    assert edges.magnitude_points("unit_interval") == []
+    assert edges.real_line("real") and not edges.real_line("positive")
+
+
+def _generated_by_id(name: str, bulk: bool = True) -> dict:
+    loaded = load_case_file(CASES / name, display=f"cases/{name}")
+    return {c.id: c for c in edges.edge_file(loaded.cases, f"cases/{name}", bulk=bulk).cases}
+
+
+def test_a_location_far_out_is_tested_in_the_tail_and_where_the_density_lives() -> None:
+    by_id = _generated_by_id("normal.yaml")
+    # The plain edge keeps the anchor's value: the far tail of Normal(1e6, ·).
+    tail = by_id["edge-loc-large"]
+    assert tail.spec.params["loc"] == 1e6 and edges.BULK_TAG not in tail.spec.tags
+    # The bulk: the value at the 10 %, 50 % and 90 % quantiles of the law there, drawn.
+    scale = float(tail.spec.params["scale"])
+    bulk = [by_id[f"edge-loc-large-value-q{q}"] for q in (10, 50, 90)]
+    values = [float(c.spec.value) for c in bulk]
+    assert values == sorted(values)
+    assert abs(values[1] - 1e6) < 0.2 * scale
+    assert abs(values[0] - (1e6 - 1.2816 * scale)) < 0.3 * scale
+    for case in bulk:
+        assert case.spec.tags == [edges.EDGE_TAG, edges.BULK_TAG]
+        assert case.spec.checks == ["log_prob", "grad"]
+    # Every real-valued parameter moved together (Normal has one: loc), both ways.
+    assert float(by_id["edge-shift-down-value-q50"].spec.params["loc"]) < -0.9e6
+
+
+def test_a_huge_shape_parameter_puts_the_value_near_its_mode() -> None:
+    by_id = _generated_by_id("gamma.yaml")
+    case = by_id["edge-concentration-huge-value-q50"]
+    concentration, rate = (float(case.spec.params[k]) for k in ("concentration", "rate"))
+    assert concentration == 1e6
+    # Gamma(1e6, rate) has its median within a few standard deviations (1e3 / rate) of 1e6 / rate.
+    assert abs(float(case.spec.value) - concentration / rate) < 5e3 / rate
+    # The anchor's value sits about 1,400 standard deviations away: the plain edge's tail.
+    assert "edge-concentration-huge" in by_id
+
+
+def test_bulk_values_are_the_same_in_every_process() -> None:
+    script = (
+        "from conformance.cases.derived import edges\n"
+        "from conformance.cases.loader import load_case_file\n"
+        f"cases = load_case_file({str(CASES / 'student_t.yaml')!r}).cases\n"
+        "for _, c in edges.generated(cases, bulk=True):\n"
+        "    if edges.BULK_TAG in c['tags']:\n"
+        "        print(c['id'], repr(c['value']))\n"
+    )
+    runs = [
+        subprocess.run(
+            [sys.executable, "-c", script],
+            capture_output=True,
+            text=True,
+            check=True,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+        ).stdout
+        for seed in ("1", "2")
+    ]
+    assert runs[0] == runs[1] and runs[0].count("value-q") >= 9
+
+
+def test_families_with_an_array_input_get_no_bulk_cases() -> None:
+    by_id = _generated_by_id("multivariate_normal.yaml")
+    assert by_id and not [c for c in by_id.values() if edges.BULK_TAG in c.spec.tags]
+
+
+def test_the_bulk_comes_only_on_request() -> None:
+    plain, bulk = _generated_by_id("normal.yaml", bulk=False), _generated_by_id("normal.yaml")
+    assert set(plain) < set(bulk)
+    added = [bulk[i] for i in set(bulk) - set(plain)]
+    assert all("-large" in c.id or edges.BULK_TAG in c.spec.tags for c in added)
+    assert not [c for c in plain.values() if edges.BULK_TAG in c.spec.tags]
+
+
+def test_edges_bulk_is_a_setting_that_plans_the_bulk_cases() -> None:
+    def ids(*args: str) -> set[str]:
+        settings = _settings("--family=Normal", "--framework=torch", *args)
+        return {s.case.id for s in plan(settings) if isinstance(s, CheckSpec)}
+
+    default, bulk = ids(), ids("--edges=bulk")
+    assert "edge-loc-large-value-q50" in bulk and "edge-loc-large-value-q50" not in default
+    assert default < bulk
+    assert Settings.from_sources(parse_options([])[0], {"CONFORMANCE_EDGES": "bulk"}, []).bulk_edges

@@ -14,12 +14,21 @@ hand-written cases, so generated cases get the same validation, ids, reports and
 Which partial derivatives each case judges (``grad_wrt``) is decided by the oracle: those that
 exist and are finite at that point, each on its own; a case with no finite log_prob or no
 finite partial takes no gradient check.
+
+Moving one input from the anchor leaves the value where the anchor had it, so a parameter at an
+extreme is tested only in the far tail there. A family of scalars therefore also gets its
+*bulk* at each moved parameter (:data:`BULK_TAG`): the value at quantiles of the law the moved
+parameters give (read off the oracle's draws), and real-valued parameters (locations,
+bounds) go to large magnitudes, alone and all together. These come on request
+(``--edges=bulk``): their first run found failures that are not triaged yet
+(docs/findings/edges.md, "Where the density lives").
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
+import zlib
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
@@ -57,6 +66,21 @@ DTYPE_GRADIENT_CHECKS = [CheckName.GRAD]
 NEAR = 1e-6
 #: A scale or shape parameter far from 1 in both directions.
 TINY, HUGE = 1e-6, 1e6
+#: A real-valued parameter (a location, a bound) far from 0, and how far all of a family's
+#: real-valued parameters move together (their ``shift``): large against every anchor's
+#: numbers, yet with float32 steps well below a unit scale (1e6's spacing is 1/16).
+LARGE = 1e6
+#: The tag of the generated cases whose value sits where the density lives at the moved
+#: parameters (its quantiles there), not at the anchor's value.
+BULK_TAG = "edge-bulk"
+#: Which quantiles of the moved law a bulk case's value takes, and how many of the oracle's
+#: draws they are read from (an empirical quantile is a draw: an integer for a count).
+BULK_QUANTILES = (0.1, 0.5, 0.9)
+BULK_DRAWS = 2001
+#: What a bulk case checks: its value and one gradient path (the eager check follows them);
+#: a scalar's shapes and the second gradient API see nothing here the other edges miss.
+BULK_VALUE_CHECKS = [CheckName.LOG_PROB]
+BULK_GRADIENT_CHECKS = [CheckName.GRAD]
 
 
 @dataclass(frozen=True)
@@ -102,6 +126,23 @@ def parameter_points(domain: str) -> list[EdgePoint]:
     elif not iv.integer and iv.lo == 0.0:
         points.append(EdgePoint("huge", HUGE))
     return points
+
+
+def magnitude_points(domain: str) -> list[EdgePoint]:
+    """A real-valued parameter's large magnitudes: :data:`LARGE` (past the lower end, if any)
+    on each unbounded side of a domain that :func:`parameter_points` leaves there (it takes
+    a tiny and a huge value of a half-line from 0 already; a count stays out)."""
+    if real_line(domain):
+        return [EdgePoint("large", LARGE), EdgePoint("large-negative", -LARGE)]
+    iv = interval(domain)
+    if iv is None or iv.integer or math.isfinite(iv.hi) or iv.lo == 0.0:
+        return []
+    return [EdgePoint("large", max(LARGE, iv.lo + LARGE))]
+
+
+def real_line(domain: str) -> bool:
+    """Whether a parameter may take any real number (a location; the ends of a bound)."""
+    return domain == "real"
 
 
 def value_points(
@@ -223,9 +264,12 @@ def _judged_partials(
 Move = tuple[str, dict[str, np.ndarray], "np.ndarray | None", bool]
 
 
-def _moves(anchor: Case, base: dict[str, np.ndarray], value: np.ndarray) -> list[Move]:
+def _moves(
+    anchor: Case, base: dict[str, np.ndarray], value: np.ndarray, bulk: bool = False
+) -> list[Move]:
     """Every edge point of one anchor: each parameter alone, the value alone, and each point
-    where the density changes form together with each exact end of the value's support."""
+    where the density changes form together with each exact end of the value's support;
+    with ``bulk``, real-valued parameters at large magnitudes too (:func:`magnitude_points`)."""
     family = reference.get_family(anchor.family)
     info = family.params(anchor.parametrization)
     moves: list[Move] = []
@@ -235,7 +279,8 @@ def _moves(anchor: Case, base: dict[str, np.ndarray], value: np.ndarray) -> list
             continue
         changes = [EdgePoint(f"at-{_fmt(x)}", x) for x in pinfo.form_changes]
         if pinfo.event_rank == 0:
-            points = [*parameter_points(pinfo.domain), *changes]
+            large = magnitude_points(pinfo.domain) if bulk else []
+            points = [*parameter_points(pinfo.domain), *large, *changes]
             moves += [(f"{name}-{p.label}", {name: _point(p.value)}, None, p.exact) for p in points]
             forms += [(f"{name}-{p.label}", {name: _point(p.value)}) for p in changes]
             continue
@@ -263,6 +308,58 @@ def _moves(anchor: Case, base: dict[str, np.ndarray], value: np.ndarray) -> list
         for end, end_value in ends
     ]
     return moves
+
+
+def _bulk_moves(anchor: Case, base: dict[str, np.ndarray], value: np.ndarray) -> list[Move]:
+    """Where the density lives at each moved parameter of a family of scalars: every edge
+    point and large magnitude of each parameter alone, and all real-valued parameters
+    shifted by ±:data:`LARGE` together, each with the value at the :data:`BULK_QUANTILES` of
+    the law there. Families with an array input, or without draws in the oracle, have none."""
+    family = reference.get_family(anchor.family)
+    par = anchor.parametrization
+    if np.ndim(value) != 0 or family.no_draws or not _all_scalar(family, par):
+        return []
+    settings: list[tuple[str, dict[str, np.ndarray]]] = []
+    real: list[str] = []
+    for name, pinfo in family.params(par).items():
+        if pinfo.static:
+            continue
+        points = [*parameter_points(pinfo.domain), *magnitude_points(pinfo.domain)]
+        settings += [(f"{name}-{p.label}", {name: _point(p.value)}) for p in points]
+        if real_line(pinfo.domain):
+            real.append(name)
+    if real:
+        settings += [
+            (label, {n: _point(float(base[n]) + offset) for n in real})
+            for label, offset in (("shift-up", LARGE), ("shift-down", -LARGE))
+        ]
+    moves: list[Move] = []
+    for label, moved in settings:
+        params = {**base, **moved}
+        if not _params_valid(family, params, value, par):
+            continue
+        for q, x in _quantiles(family, params, par, f"{anchor.family}|{par}|{label}"):
+            moves.append((f"{label}-value-q{round(100 * q)}", moved, _point(x), False))
+    return moves
+
+
+def _quantiles(
+    family: reference.Family, params: dict[str, np.ndarray], parametrization: str, seed: str
+) -> list[tuple[float, float]]:
+    """The :data:`BULK_QUANTILES` of the law at ``params``, as (quantile, draw) from
+    :data:`BULK_DRAWS` of the oracle's draws (seeded by ``seed``: the same in every process);
+    none where the oracle cannot draw there or most draws are not finite numbers."""
+    rng = np.random.default_rng(zlib.crc32(seed.encode()))
+    try:
+        with np.errstate(all="ignore"):
+            draws = np.asarray(family.sample(params, (BULK_DRAWS,), rng, parametrization), float)
+    except (ValueError, ArithmeticError, reference.OracleError):
+        return []
+    draws = draws[np.isfinite(draws)]
+    if draws.size * 2 < BULK_DRAWS:
+        return []
+    found = np.quantile(draws, BULK_QUANTILES, method="inverted_cdf")
+    return [(q, float(x)) for q, x in zip(BULK_QUANTILES, found, strict=True)]
 
 
 def _dtype_moves(anchor: Case, base: dict[str, np.ndarray], value: np.ndarray) -> list[Move]:
@@ -300,8 +397,9 @@ def _dtype_moves(anchor: Case, base: dict[str, np.ndarray], value: np.ndarray) -
     return moves
 
 
-def edge_cases(anchor: Case, prefix: str = PREFIX) -> list[dict]:
-    """The generated cases of one anchor, as case-file mappings; ids start with ``prefix``."""
+def edge_cases(anchor: Case, prefix: str = PREFIX, bulk: bool = False) -> list[dict]:
+    """The generated cases of one anchor, as case-file mappings; ids start with ``prefix``;
+    ``bulk``: with the large magnitudes and the values where the density lives."""
     spec = anchor.spec
     family = reference.get_family(spec.family)
     info = family.params(anchor.parametrization)
@@ -310,9 +408,13 @@ def edge_cases(anchor: Case, prefix: str = PREFIX) -> list[dict]:
     base, value = inputs
     out: list[dict] = []
     seen: set[bytes] = set()
-    dtype_moves = _dtype_moves(anchor, base, value)
-    every = [(m, False) for m in _moves(anchor, base, value)] + [(m, True) for m in dtype_moves]
-    for (label, moved, moved_value, exact), float32_only in every:
+    every = [
+        *((m, EDGE_TAG) for m in _moves(anchor, base, value, bulk)),
+        *((m, DTYPE_TAG) for m in _dtype_moves(anchor, base, value)),
+        *((m, BULK_TAG) for m in (_bulk_moves(anchor, base, value) if bulk else [])),
+    ]
+    for (label, moved, moved_value, exact), kind in every:
+        float32_only = kind == DTYPE_TAG
         params = {**base, **moved}
         val = value if moved_value is None else moved_value
         if not _params_valid(family, params, val, anchor.parametrization):
@@ -323,8 +425,10 @@ def edge_cases(anchor: Case, prefix: str = PREFIX) -> list[dict]:
         seen.add(point_key)
         limit = dtype_edges.LARGEST if float32_only else math.inf
         finite, partials = _judged_partials(anchor, params, val, limit)
-        if float32_only and not finite:
-            continue  # float32's answer is an infinity there: no float32 arithmetic is tested
+        if kind != EDGE_TAG and not finite:
+            # float32's answer is an infinity there: no float32 arithmetic is tested; a draw
+            # at a support's end (a degenerate law) is no bulk: the plain edges have it.
+            continue
         case: dict = {
             "id": f"{prefix}{label}",
             "family": spec.family,
@@ -341,11 +445,11 @@ def edge_cases(anchor: Case, prefix: str = PREFIX) -> list[dict]:
             case["dtypes"] = [dtype_edges.DTYPE]
         if spec.frameworks is not None:
             case["frameworks"] = list(spec.frameworks)
-        values, gradients = (
-            (DTYPE_VALUE_CHECKS, DTYPE_GRADIENT_CHECKS)
-            if float32_only
-            else (VALUE_CHECKS, GRADIENT_CHECKS)
-        )
+        values, gradients = {
+            EDGE_TAG: (VALUE_CHECKS, GRADIENT_CHECKS),
+            DTYPE_TAG: (DTYPE_VALUE_CHECKS, DTYPE_GRADIENT_CHECKS),
+            BULK_TAG: (BULK_VALUE_CHECKS, BULK_GRADIENT_CHECKS),
+        }[kind]
         # Plain strings: the case is written as YAML (a str enum is no YAML scalar).
         if not finite or not partials:
             case["checks"] = [c.value for c in values]
@@ -355,7 +459,7 @@ def edge_cases(anchor: Case, prefix: str = PREFIX) -> list[dict]:
                 case["grad_wrt"] = partials
         case["description"] = f"generated from {anchor.file}::{spec.id}: {label.replace('-', ' ')}"
         tags = [EDGE_TAG, EXACT_TAG] if exact else [EDGE_TAG]
-        case["tags"] = [*tags, DTYPE_TAG] if float32_only else tags
+        case["tags"] = tags if kind == EDGE_TAG else [*tags, kind]
         out.append(case)
     return out
 
@@ -398,24 +502,24 @@ def _prefixes(anchors_: Sequence[Case]) -> list[str]:
 
 
 def generated(
-    cases: Sequence[Case], selects: Callable[[str], bool] | None = None
+    cases: Sequence[Case], selects: Callable[[str], bool] | None = None, bulk: bool = False
 ) -> list[tuple[Case, dict]]:
     """Every generated case of the anchors among ``cases``, with the anchor it moved from;
     with ``selects``, only those of the families it selects (their ids are the same either
-    way: the prefixes come from every anchor of the file)."""
+    way: the prefixes come from every anchor of the file); ``bulk``: see :func:`edge_cases`."""
     found = anchors(cases)
     return [
         (anchor, case)
         for anchor, prefix in zip(found, _prefixes(found), strict=True)
         if selects is None or selects(anchor.family)
-        for case in edge_cases(anchor, prefix)
+        for case in edge_cases(anchor, prefix, bulk)
     ]
 
 
-def edge_yaml(cases: Sequence[Case]) -> str:
+def edge_yaml(cases: Sequence[Case], bulk: bool = False) -> str:
     """The generated cases of the anchors among ``cases`` as one case file (paste-ready YAML);
-    empty when none of them is an anchor."""
-    return _as_yaml(generated(cases))
+    empty when none of them is an anchor; ``bulk``: see :func:`edge_cases`."""
+    return _as_yaml(generated(cases, bulk=bulk))
 
 
 #: libyaml's emitter where PyYAML has it: the same text as the pure-Python one for every
@@ -436,12 +540,15 @@ def _as_yaml(pairs: Sequence[tuple[Case, dict]]) -> str:
 
 
 def edge_file(
-    cases: Sequence[Case], display: str, selects: Callable[[str], bool] | None = None
+    cases: Sequence[Case],
+    display: str,
+    selects: Callable[[str], bool] | None = None,
+    bulk: bool = False,
 ) -> LoadedFile:
     """The generated cases of a loaded file, loaded as a case file of their own through the
     same loader (so they are validated like written ones), each placed at its anchor's line
-    so reports point at the case it moved from; ``selects``: see :func:`generated`."""
-    pairs = generated(cases, selects)
+    so reports point at the case it moved from; ``selects``, ``bulk``: see :func:`generated`."""
+    pairs = generated(cases, selects, bulk)
     if not pairs:
         return LoadedFile(display)
     loaded = load_case_text(_as_yaml(pairs), display)

@@ -126,10 +126,12 @@ def add_options(add: Callable[..., Any]) -> None:
     )
     add(
         "--edges",
-        choices=("on", "off"),
+        choices=("on", "off", "bulk"),
         help="the generated edge cases (each family's parameters at the ends of their "
         "domains, its value at the ends of its support; see `conformance edges`); off leaves "
-        "them out (default on; CONFORMANCE_EDGES)",
+        "them out; bulk adds real-valued parameters at large magnitudes and, at every moved "
+        "parameter, values where the density lives (its quantiles), not triaged yet "
+        "(default on; CONFORMANCE_EDGES)",
     )
     add(
         "--variants",

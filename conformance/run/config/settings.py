@@ -55,6 +55,9 @@ class Settings:
     variants: bool = True
     #: ``--edges``: see :mod:`conformance.cases.derived.edges` (on by default).
     edges: bool = True
+    #: ``--edges=bulk``: the edges and, beside them, where the density lives at each moved
+    #: parameter (``edges.BULK_TAG``); off by default until their findings are triaged.
+    bulk_edges: bool = False
     property_examples: int = 0
     sample_seed: int = 0
     known_failure_files: list[Path] = field(default_factory=list)
@@ -118,7 +121,8 @@ class Settings:
             adapter_specs=tuple(split_list(opt.adapter) + env_list("CONFORMANCE_ADAPTERS", env)),
             results_path=None if opt.no_results else Path(results),
             variants=src.on_off("variants", "CONFORMANCE_VARIANTS"),
-            edges=src.on_off("edges", "CONFORMANCE_EDGES"),
+            edges=src.on_off("edges", "CONFORMANCE_EDGES", also=("bulk",)),
+            bulk_edges=(src.given("edges", "CONFORMANCE_EDGES") or "").strip().lower() == "bulk",
             property_examples=src.count("property", "CONFORMANCE_PROPERTY", 0, "a count, e.g. 20"),
             sample_seed=src.count("sample_seed", "CONFORMANCE_SAMPLE_SEED", 0, "a seed, e.g. 3"),
             known_failure_files=[
@@ -293,14 +297,16 @@ class _Sources:
             return False
         raise SettingsError(f"{var}={self.env[var]!r}: expected 1 or 0 (true/false, on/off)")
 
-    def on_off(self, dest: str, var: str) -> bool:
-        """``--edges on|off`` (argparse checks the option's choices), or its variable."""
+    def on_off(self, dest: str, var: str, also: tuple[str, ...] = ()) -> bool:
+        """``--edges on|off`` (argparse checks the option's choices), or its variable; a
+        word of ``also`` (another choice of the option) counts as on."""
         text = (self.given(dest, var) or "on").strip().lower()
-        if text in _TRUE:
+        if text in _TRUE or text in also:
             return True
         if text in _FALSE:
             return False
-        raise SettingsError(f"{self.names[dest]} {text!r}: expected on or off")
+        choices = " or ".join(["on", "off", *also])
+        raise SettingsError(f"{self.names[dest]} {text!r}: expected {choices}")
 
     def count(self, dest: str, var: str, default: int, example: str, least: int = 0) -> int:
         text = self.given(dest, var)
