@@ -14,6 +14,14 @@ A known-failure file is YAML::
         kind: raises                  # or a list: value, shape, dtype, nan, inf, grad, raises, …
         reason: "_batch_mahalanobis computes sx // sL = 0 for a size-1 value dim"
         link: https://github.com/…
+        exclude_case: "cov-value-2d+*"  # optional: glob(s) over case ids that are not its own
+        inputs: valid                 # optional: valid (every input inside the support and the
+                                      # parameters' domains, as the oracle judges the float64
+                                      # inputs), outside (some input is not), any (the default)
+
+Exclusions keep an entry a rule rather than a list: a bug of every broadcast variant whose
+value is inside the support is ``case: "scalar+*"`` with ``inputs: valid``, where a glob alone
+would also take the variants outside the support, which pass, and XPASS.
 
 An item matching an entry is expected to fail *with that kind*: it is then xfailed, carrying
 the reason and link; a failure of another kind still fails; an item that passes is an XPASS,
@@ -25,10 +33,11 @@ from __future__ import annotations
 
 import fnmatch
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import Literal
 
 from packaging.requirements import InvalidRequirement, Requirement
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -71,6 +80,17 @@ class KnownFailure(BaseModel):
         default=False,
         description="The bug shows on some runs and not on others (a stochastic or "
         "order-dependent numerical path): a pass is then not an XPASS failure in strict mode.",
+    )
+    exclude_case: Patterns = Field(
+        default=(),
+        description="Globs over the case id of items that are not this entry's although "
+        "every other field matches them.",
+    )
+    inputs: Literal["any", "valid", "outside"] = Field(
+        default="any",
+        description="valid: only items whose inputs are all inside the support and the "
+        "parameters' domains (the oracle's judgement of the float64 inputs); outside: only "
+        "items with an input that is not; any: both.",
     )
     run: bool = Field(
         default=True,
@@ -229,8 +249,13 @@ def _requirement_holds(text: str) -> bool:
     return requirement.specifier.contains(installed, prereleases=True)
 
 
-def matches(failure: KnownFailure, static: Mapping[str, object]) -> bool:
-    """Whether an item (its static metadata: case, file, family, framework…) is this entry's."""
+def matches(
+    failure: KnownFailure,
+    static: Mapping[str, object],
+    inputs_valid: Callable[[], bool] | None = None,
+) -> bool:
+    """Whether an item (its static metadata: case, file, family, framework…) is this entry's;
+    ``inputs_valid`` tells whether the item's inputs are valid (see :func:`excludes`)."""
     for name in PATTERN_FIELDS:
         patterns = _globs(getattr(failure, name))
         if "*" in patterns:
@@ -238,7 +263,24 @@ def matches(failure: KnownFailure, static: Mapping[str, object]) -> bool:
         value = static.get(name)
         if value is None or not any(_regex(p).match(str(value)) for p in patterns):
             return False
-    return True
+    return not excludes(failure, static, inputs_valid)
+
+
+def excludes(
+    failure: KnownFailure,
+    static: Mapping[str, object],
+    inputs_valid: Callable[[], bool] | None = None,
+) -> bool:
+    """Whether the entry's exclusions leave out an item its patterns match: a case id among
+    ``exclude_case``, or inputs on the other side of ``inputs``. Without ``inputs_valid`` (a
+    record read back, whose inputs are not at hand) the ``inputs`` condition is taken to hold,
+    so a stale-entry report never blames an entry for items it was not asked about."""
+    case = static.get("case")
+    if case is not None and any(_regex(p).match(str(case)) for p in _globs(failure.exclude_case)):
+        return True
+    if failure.inputs == "any" or inputs_valid is None:
+        return False
+    return inputs_valid() != (failure.inputs == "valid")
 
 
 class Index:
@@ -288,8 +330,11 @@ class Index:
             self._sets[key] = found
         return found
 
-    def matching(self, static: Mapping[str, object]) -> list[Entry]:
-        """The entries matching an item (its static metadata), in their loaded order."""
+    def matching(
+        self, static: Mapping[str, object], inputs_valid: Callable[[], bool] | None = None
+    ) -> list[Entry]:
+        """The entries matching an item (its static metadata), in their loaded order, less
+        those whose exclusions leave it out (``inputs_valid``: see :func:`excludes`)."""
         found = self._everything
         for name in PATTERN_FIELDS:
             found &= self._set(name, static.get(name))
@@ -298,7 +343,9 @@ class Index:
         out = []
         while found:  # the set bits only: most items match a few of hundreds of entries
             low = found & -found
-            out.append(self.entries[low.bit_length() - 1])
+            entry = self.entries[low.bit_length() - 1]
+            if not excludes(entry.failure, static, inputs_valid):
+                out.append(entry)
             found ^= low
         return out
 

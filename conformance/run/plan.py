@@ -102,7 +102,12 @@ def _with_known_failures(spec: ItemSpec, settings: Settings) -> ItemSpec:
     """``spec`` with the known-failure entries that match it (check items only)."""
     if not isinstance(spec, CheckSpec):
         return spec
-    known = tuple(settings.known_failure_index.matching(spec.static()))
+    case = spec.case
+    known = tuple(
+        settings.known_failure_index.matching(
+            spec.static(), lambda: _all_valid(case, *float64_inputs(case))
+        )
+    )
     return dataclasses.replace(spec, known_failures=known) if known else spec
 
 

@@ -185,3 +185,58 @@ def test_entries_for_generated_edges_are_judged_only_in_runs_that_generate_them(
     assert [e.id for e in kf.unmatched([for_edges, mixed], records)[0]] == ["mixed"]
     with_edges = [*records, {**STATIC, "nodeid": "x::edge-value-at-1", "case": "edge-value-at-1"}]
     assert [e.id for e in kf.unmatched([for_edges, mixed], with_edges)[0]] == ["edges", "mixed"]
+
+
+def test_an_entry_can_exclude_cases_its_globs_would_take() -> None:
+    broad = entry(case="cov-value-batch-*")
+    assert kf.matches(broad, STATIC)
+    assert not kf.matches(entry(case="cov-value-batch-*", exclude_case="*+pad1"), STATIC)
+    assert kf.matches(entry(case="cov-value-batch-*", exclude_case=["*+pad2", "x"]), STATIC)
+    index = kf.Index([kf.Entry(entry(case="cov-*", exclude_case="*+pad*"), "f:1")])
+    assert index.matching(STATIC) == []
+    assert index.matching({**STATIC, "case": "cov-value-batch-larger"})
+
+
+def test_an_entry_can_hold_only_for_valid_inputs_or_only_for_inputs_outside() -> None:
+    valid, outside = entry(inputs="valid"), entry(inputs="outside")
+    assert kf.matches(valid, STATIC, lambda: True) and not kf.matches(valid, STATIC, lambda: False)
+    assert kf.matches(outside, STATIC, lambda: False) and not kf.matches(
+        outside, STATIC, lambda: True
+    )
+    # A record read back has no inputs at hand: the condition is taken to hold (no stale report).
+    assert kf.matches(valid, STATIC) and kf.matches(outside, STATIC)
+    asked: list[int] = []
+    kf.matches(entry(), STATIC, lambda: asked.append(1) or True)
+    assert not asked  # "any" never asks the oracle
+    with pytest.raises(ValueError):
+        entry(inputs="inside")
+
+
+def test_the_plan_gives_an_inputs_valid_entry_only_the_items_inside_the_support(
+    tmp_path: Path,
+) -> None:
+    from conformance.run.config.arguments import builtin_cases
+    from conformance.run.config.settings import Settings, parse_options
+    from conformance.run.plan import plan
+    from conformance.run.specs import CheckSpec
+
+    path = write(
+        tmp_path,
+        "known_failures:\n"
+        "  - id: gamma-values\n"
+        "    family: Gamma\n"
+        "    framework: torch\n"
+        '    case: "edge-value-*"\n'
+        "    inputs: valid\n"
+        "    kind: value\n"
+        "    reason: r\n",
+    )
+    opts, _ = parse_options(
+        ["--family=Gamma", "--framework=torch", "--check=log_prob", f"--known-failures={path}"]
+    )
+    settings = Settings.from_sources(opts, {}, [builtin_cases()])
+    specs = [s for s in plan(settings) if isinstance(s, CheckSpec)]
+    marked = {s.case.id for s in specs if any(e.id == "gamma-values" for e in s.known_failures)}
+    assert {"edge-value-at-0", "edge-value-above-0"} <= marked  # Gamma's support is [0, ∞)
+    assert "edge-value-below-0" not in marked
+    assert not [c for c in marked if not c.startswith("edge-value-")]
