@@ -183,7 +183,8 @@ def derive_batch_shapes(
     case: Case, family: reference.Family, arrays: list[str], shapes: tuple
 ) -> Case:
     """A case whose arrays have the drawn batch shapes and the base case's event shapes; each
-    element is picked from the case's own elements, the value drawn from the oracle."""
+    element is picked from the case's own elements, the value drawn from the oracle and kept
+    well-conditioned (:func:`~conformance.expect.fresh_values.well_conditioned_draw`)."""
     info = family.params(case.parametrization)
     seed = zlib.crc32(repr(shapes).encode())
 
@@ -199,9 +200,16 @@ def derive_batch_shapes(
         for i, name in enumerate(arrays):
             new[name] = pick(params[name], info[name].event_rank, tuple(shapes[i]), i)
         rng = np.random.default_rng(seed + 1000)
-        new_value = sample_with_batch(family, new, tuple(shapes[-1]), rng, case.parametrization)
-        if case.spec.value_dtype != "float":
-            new_value = np.round(new_value)
+        # Kept off unplanned boundary points as the variants' fresh values are: a raw Wishart
+        # draw at df = d − 1 + 0.01 is singular within rounding, which frameworks reject.
+        new_value = well_conditioned_draw(
+            family,
+            new,
+            case.parametrization,
+            lambda: sample_with_batch(family, new, tuple(shapes[-1]), rng, case.parametrization),
+            value,
+            integer=case.spec.value_dtype != "float",
+        )
         return new, np.asarray(new_value)
 
     params64, value64 = float64_inputs(case)

@@ -51,16 +51,29 @@ def _ordered(x: np.ndarray) -> np.ndarray:
     return np.all(np.isfinite(x), axis=-1) & np.all(x[..., 1:] > x[..., :-1], axis=-1)
 
 
+#: How many float64 rounding errors (of the largest diagonal entry, per dimension) a Cholesky
+#: pivot must exceed for the matrix to count as positive definite. LAPACK's factorisation
+#: accepts a matrix that is singular within rounding: a property-mode draw of Wishart at
+#: df = 1.01 (d = 2) had an exact determinant of −1.4e-18 and a last pivot of 1.1e-16 against
+#: a diagonal of 0.53, which torch and NumPyro both reject and the oracle once scored 31.63.
+_PIVOT_ROUNDINGS = 4.0
+
+
 def _positive_definite(x: np.ndarray) -> np.ndarray:
+    """Symmetric, and its Cholesky factor's pivots (the Schur complements) clear of rounding:
+    a matrix singular within float64's rounding is no member, whatever LAPACK says."""
     ok = _symmetric(x)
     out = np.zeros(x.shape[:-2], dtype=bool)
+    eps = np.finfo(np.float64).eps
     for idx in np.ndindex(*x.shape[:-2]):
         if ok[idx]:
             try:
-                np.linalg.cholesky(x[idx])
-                out[idx] = True
+                factor = np.linalg.cholesky(x[idx])
             except np.linalg.LinAlgError:
-                out[idx] = False
+                continue
+            pivots = np.diagonal(factor) ** 2
+            scale = np.max(np.abs(np.diagonal(x[idx])))
+            out[idx] = bool(np.all(pivots > _PIVOT_ROUNDINGS * len(pivots) * eps * scale))
     return out
 
 

@@ -1043,6 +1043,26 @@ def test_wishart_relatives_domains(name: str) -> None:
     )
 
 
+@needs("Wishart")
+def test_a_value_singular_within_rounding_is_outside_the_positive_definite_support() -> None:
+    """LAPACK's Cholesky accepts this float64 matrix (last pivot 1.1e-16 against a diagonal of
+    0.53), but its exact determinant is −1.4e-18: torch and NumPyro reject it, and the oracle
+    must not score it (it once gave 31.63). A matrix 1e-6 from singular stays inside."""
+    from fractions import Fraction
+
+    fam = family("Wishart")
+    params = {"df": np.array(1.01), "covariance_matrix": np.array([[2.0, 0.3], [0.3, 1.0]])}
+    singular = np.array(
+        [[0.0601022114291881, 0.1779672273380454], [0.1779672273380454, 0.5269745197929631]]
+    )
+    np.linalg.cholesky(singular)  # LAPACK: fine
+    a, b, c = (Fraction(float(x)) for x in (singular[0, 0], singular[0, 1], singular[1, 1]))
+    assert a * c - b * b < 0
+    assert fam.log_prob(params, singular, "covariance_matrix") == -np.inf
+    near = np.diag([1.0, 1e-6])
+    assert np.isfinite(fam.log_prob({**params, "df": np.array(3.0)}, near, "covariance_matrix"))
+
+
 @needs("LKJ")
 def test_lkj_is_normalised() -> None:
     """d = 2: one correlation ρ on (−1, 1), quadrature; d = 3: uniform draws on the cube of the
