@@ -372,3 +372,26 @@ def test_edges_bulk_is_a_setting_that_plans_the_bulk_cases() -> None:
     assert "edge-loc-large-value-q50" in bulk and "edge-loc-large-value-q50" not in default
     assert default < bulk
     assert Settings.from_sources(parse_options([])[0], {"CONFORMANCE_EDGES": "bulk"}, []).bulk_edges
+
+
+def test_two_inputs_sit_at_their_edges_together_on_request() -> None:
+    by_id = _generated_by_id("gamma.yaml")
+    # Every pair of parameters at every pair of their extremes, the value at the median there.
+    pairs = {i for i in by_id if "-rate-" in i and i.startswith("edge-concentration-")}
+    assert pairs == {
+        f"edge-concentration-{c}-rate-{r}-value-q50"
+        for c in ("tiny", "huge")
+        for r in ("tiny", "huge")
+    }
+    both = by_id["edge-concentration-huge-rate-tiny-value-q50"]
+    assert both.spec.params == {"concentration": 1e6, "rate": 1e-6}
+    # Gamma(1e6, 1e-6) has its median near 1e12.
+    assert abs(float(both.spec.value) / 1e12 - 1) < 0.01
+    assert both.spec.tags == [edges.EDGE_TAG, edges.PAIR_TAG]
+    # A parameter at an extreme with the value at an end of the support: the density there
+    # (+inf for a tiny concentration) is what such a case checks, without a gradient.
+    end = by_id["edge-concentration-tiny-value-at-0"]
+    assert float(end.spec.value) == 0.0 and end.spec.checks == ["log_prob"]
+    plain = _generated_by_id("gamma.yaml", bulk=False)
+    assert not [c for c in plain.values() if edges.PAIR_TAG in c.spec.tags]
+    assert "edge-concentration-tiny-value-at-0" not in plain

@@ -18,8 +18,10 @@ finite partial takes no gradient check.
 Moving one input from the anchor leaves the value where the anchor had it, so a parameter at an
 extreme is tested only in the far tail there. A family of scalars therefore also gets its
 *bulk* at each moved parameter (:data:`BULK_TAG`): the value at quantiles of the law the moved
-parameters give (read off the oracle's draws), and real-valued parameters (locations,
-bounds) go to large magnitudes, alone and all together. These come on request
+parameters give (read off the oracle's draws), real-valued parameters (locations,
+bounds) go to large magnitudes, alone and all together, and two inputs sit at their edges
+together (:data:`PAIR_TAG`: every pair of parameters at their extremes, the value at the median
+there; each parameter at an extreme with the value at an end of the support). These come on request
 (``--edges=bulk``): their first run found failures that are not triaged yet
 (docs/findings/edges.md, "Where the density lives").
 """
@@ -77,7 +79,11 @@ BULK_TAG = "edge-bulk"
 #: draws they are read from (an empirical quantile is a draw: an integer for a count).
 BULK_QUANTILES = (0.1, 0.5, 0.9)
 BULK_DRAWS = 2001
-#: What a bulk case checks: its value and one gradient path (the eager check follows them);
+#: The tag of the generated cases with two inputs at their edges together (a pairwise design,
+#: on request with the bulk): two parameters at their extremes with the value at the median
+#: there, or one parameter at an extreme with the value at an exact end of its support.
+PAIR_TAG = "edge-pair"
+#: What a bulk or pair case checks: its value and one gradient path (the eager check follows them);
 #: a scalar's shapes and the second gradient API see nothing here the other edges miss.
 BULK_VALUE_CHECKS = [CheckName.LOG_PROB]
 BULK_GRADIENT_CHECKS = [CheckName.GRAD]
@@ -343,6 +349,48 @@ def _bulk_moves(anchor: Case, base: dict[str, np.ndarray], value: np.ndarray) ->
     return moves
 
 
+def _pair_moves(anchor: Case, base: dict[str, np.ndarray], value: np.ndarray) -> list[Move]:
+    """Two inputs of a family of scalars at their edges together: every pair of parameters at
+    every pair of their extreme points (:func:`parameter_points`, :func:`magnitude_points`)
+    with the value at the median of the law there, and each parameter at each of its points
+    with the value at each exact end of the support those parameters give."""
+    family = reference.get_family(anchor.family)
+    par = anchor.parametrization
+    if np.ndim(value) != 0 or family.no_draws or not _all_scalar(family, par):
+        return []
+    points = {
+        name: [*parameter_points(pinfo.domain), *magnitude_points(pinfo.domain)]
+        for name, pinfo in family.params(par).items()
+        if not pinfo.static
+    }
+    names = [n for n in points if points[n]]
+    moves: list[Move] = []
+    for i, first in enumerate(names):
+        for second in names[i + 1 :]:
+            for p in points[first]:
+                for q in points[second]:
+                    label = f"{first}-{p.label}-{second}-{q.label}"
+                    moved = {first: _point(p.value), second: _point(q.value)}
+                    params = {**base, **moved}
+                    if not _params_valid(family, params, value, par):
+                        continue
+                    median = dict(_quantiles(family, params, par, label)).get(0.5)
+                    if median is not None:
+                        moves.append((f"{label}-value-q50", moved, _point(median), False))
+    support = family.value.support
+    for name in names:
+        for p in points[name]:
+            moved = {name: _point(p.value)}
+            params = {**base, **moved}
+            if not _params_valid(family, params, value, par):
+                continue
+            for end in value_points(support, *family.support_ends(params, par)):
+                if end.exact:
+                    label = f"{name}-{p.label}-value-{end.label}"
+                    moves.append((label, moved, _point(end.value), False))
+    return moves
+
+
 def _quantiles(
     family: reference.Family, params: dict[str, np.ndarray], parametrization: str, seed: str
 ) -> list[tuple[float, float]]:
@@ -412,6 +460,7 @@ def edge_cases(anchor: Case, prefix: str = PREFIX, bulk: bool = False) -> list[d
         *((m, EDGE_TAG) for m in _moves(anchor, base, value, bulk)),
         *((m, DTYPE_TAG) for m in _dtype_moves(anchor, base, value)),
         *((m, BULK_TAG) for m in (_bulk_moves(anchor, base, value) if bulk else [])),
+        *((m, PAIR_TAG) for m in (_pair_moves(anchor, base, value) if bulk else [])),
     ]
     for (label, moved, moved_value, exact), kind in every:
         float32_only = kind == DTYPE_TAG
@@ -422,13 +471,13 @@ def edge_cases(anchor: Case, prefix: str = PREFIX, bulk: bool = False) -> list[d
         point_key = _key(params, val) + (b"f32" if float32_only else b"")
         if point_key == _key(base, value) or point_key in seen:
             continue  # the anchor already sits there, or an earlier point did (discrete ends)
-        seen.add(point_key)
         limit = dtype_edges.LARGEST if float32_only else math.inf
         finite, partials = _judged_partials(anchor, params, val, limit)
-        if kind != EDGE_TAG and not finite:
+        if kind in (DTYPE_TAG, BULK_TAG) and not finite:
             # float32's answer is an infinity there: no float32 arithmetic is tested; a draw
             # at a support's end (a degenerate law) is no bulk: the plain edges have it.
             continue
+        seen.add(point_key)
         case: dict = {
             "id": f"{prefix}{label}",
             "family": spec.family,
@@ -449,6 +498,7 @@ def edge_cases(anchor: Case, prefix: str = PREFIX, bulk: bool = False) -> list[d
             EDGE_TAG: (VALUE_CHECKS, GRADIENT_CHECKS),
             DTYPE_TAG: (DTYPE_VALUE_CHECKS, DTYPE_GRADIENT_CHECKS),
             BULK_TAG: (BULK_VALUE_CHECKS, BULK_GRADIENT_CHECKS),
+            PAIR_TAG: (BULK_VALUE_CHECKS, BULK_GRADIENT_CHECKS),
         }[kind]
         # Plain strings: the case is written as YAML (a str enum is no YAML scalar).
         if not finite or not partials:

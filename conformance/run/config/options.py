@@ -130,7 +130,8 @@ def add_options(add: Callable[..., Any]) -> None:
         help="the generated edge cases (each family's parameters at the ends of their "
         "domains, its value at the ends of its support; see `conformance edges`); off leaves "
         "them out; bulk adds real-valued parameters at large magnitudes and, at every moved "
-        "parameter, values where the density lives (its quantiles), not triaged yet "
+        "parameter, values where the density lives (its quantiles), and pairs of inputs at "
+        "their edges together, not triaged yet "
         "(default on; CONFORMANCE_EDGES)",
     )
     add(
