@@ -374,7 +374,8 @@ def _pair_moves(anchor: Case, base: dict[str, np.ndarray], value: np.ndarray) ->
                     params = {**base, **moved}
                     if not _params_valid(family, params, value, par):
                         continue
-                    median = dict(_quantiles(family, params, par, label)).get(0.5)
+                    seed = f"{anchor.family}|{par}|{label}"
+                    median = dict(_quantiles(family, params, par, seed)).get(0.5)
                     if median is not None:
                         moves.append((f"{label}-value-q50", moved, _point(median), False))
     support = family.value.support
