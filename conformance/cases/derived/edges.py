@@ -316,6 +316,21 @@ def _moves(
     return moves
 
 
+def _extremes(
+    family: reference.Family, parametrization: str, value: np.ndarray
+) -> dict[str, list[EdgePoint]]:
+    """Each non-static parameter's extreme points (:func:`parameter_points` and
+    :func:`magnitude_points`) where the bulk and the pairs apply: a family of scalars with
+    draws in the oracle (none otherwise)."""
+    if np.ndim(value) != 0 or family.no_draws or not _all_scalar(family, parametrization):
+        return {}
+    return {
+        name: [*parameter_points(pinfo.domain), *magnitude_points(pinfo.domain)]
+        for name, pinfo in family.params(parametrization).items()
+        if not pinfo.static
+    }
+
+
 def _bulk_moves(anchor: Case, base: dict[str, np.ndarray], value: np.ndarray) -> list[Move]:
     """Where the density lives at each moved parameter of a family of scalars: every edge
     point and large magnitude of each parameter alone, and all real-valued parameters
@@ -323,17 +338,14 @@ def _bulk_moves(anchor: Case, base: dict[str, np.ndarray], value: np.ndarray) ->
     the law there. Families with an array input, or without draws in the oracle, have none."""
     family = reference.get_family(anchor.family)
     par = anchor.parametrization
-    if np.ndim(value) != 0 or family.no_draws or not _all_scalar(family, par):
-        return []
-    settings: list[tuple[str, dict[str, np.ndarray]]] = []
-    real: list[str] = []
-    for name, pinfo in family.params(par).items():
-        if pinfo.static:
-            continue
-        points = [*parameter_points(pinfo.domain), *magnitude_points(pinfo.domain)]
-        settings += [(f"{name}-{p.label}", {name: _point(p.value)}) for p in points]
-        if real_line(pinfo.domain):
-            real.append(name)
+    extremes = _extremes(family, par, value)
+    settings = [
+        (f"{name}-{p.label}", {name: _point(p.value)})
+        for name, points in extremes.items()
+        for p in points
+    ]
+    info = family.params(par)
+    real = [name for name in extremes if real_line(info[name].domain)]
     if real:
         settings += [
             (label, {n: _point(float(base[n]) + offset) for n in real})
@@ -356,13 +368,7 @@ def _pair_moves(anchor: Case, base: dict[str, np.ndarray], value: np.ndarray) ->
     with the value at each exact end of the support those parameters give."""
     family = reference.get_family(anchor.family)
     par = anchor.parametrization
-    if np.ndim(value) != 0 or family.no_draws or not _all_scalar(family, par):
-        return []
-    points = {
-        name: [*parameter_points(pinfo.domain), *magnitude_points(pinfo.domain)]
-        for name, pinfo in family.params(par).items()
-        if not pinfo.static
-    }
+    points = _extremes(family, par, value)
     names = [n for n in points if points[n]]
     moves: list[Move] = []
     for i, first in enumerate(names):
