@@ -663,7 +663,7 @@ def _edge_cases() -> list[tuple[MpCase, list[str]]]:
         by_key.setdefault(key(c.family, c.parametrization), c)
     out = []
     for path in find_case_files(builtin_cases()):
-        for case in edges.edge_file(load_case_file(path).cases, path.name).cases:
+        for case in edges.edge_file(load_case_file(path).cases, path.name, bulk=True).cases:
             template = by_key.get(key(case.family, case.parametrization))
             if template is None:
                 continue

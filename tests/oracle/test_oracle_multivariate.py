@@ -1193,7 +1193,7 @@ def _edge_cases() -> list[tuple[str, str, str | None, dict, Any, list[str]]]:
 
     out = []
     for path in find_case_files(builtin_cases()):
-        for case in edges.edge_file(load_case_file(path).cases, path.name).cases:
+        for case in edges.edge_file(load_case_file(path).cases, path.name, bulk=True).cases:
             if case.family not in MP_DENSITIES or case.family not in reference.FAMILIES:
                 continue
             params, value = float64_inputs(case)

@@ -7,7 +7,8 @@ p ~ Beta(α, β) integrated out,
 (scipy's ``betanbinom(n, a=β, b=α)``: scipy's first concentration is the failures'). Written
 as differences of log Γ paired into rising factorials
 (:func:`~conformance.reference.families.binomial.log_rising`), the pairing chosen by which
-inputs are small, so no two log Γ of a large argument are differenced. n is real and positive (NumPyro's constraint), as NegativeBinomial's total_count.
+inputs are small (n + k, α + β, α + k or β + n), so no two log Γ of a large argument are
+differenced. n is real and positive (NumPyro's constraint), as NegativeBinomial's total_count.
 """
 
 from __future__ import annotations
@@ -52,9 +53,18 @@ class BetaNegativeBinomial(Family):
                 - special.gammaln(k + 1.0)
                 + log_rising(b, a)
             )
-            sizes = np.broadcast_arrays(n + k, a + b, a + k)
+            # By the failures' stretches β, n and β + n: at a huge α the bulk's k is huge too,
+            # and every other pairing spans one of them (terms of 1e7 cancelling to −14).
+            by_b_and_n = (
+                log_nb_coefficient(n, k)
+                + log_rising(b, n)
+                + log_rising(a, b)
+                - log_rising(a + k, b + n)
+            )
+            sizes = np.broadcast_arrays(n + k, a + b, a + k, b + n)
             best = np.argmin(np.stack(sizes), axis=0)
-            return np.choose(best, np.broadcast_arrays(by_counts, by_concentrations, by_a_and_k))
+            pairings = (by_counts, by_concentrations, by_a_and_k, by_b_and_n)
+            return np.choose(best, np.broadcast_arrays(*pairings))
 
     def _grad(
         self, params: Arrays, value: np.ndarray, parametrization: str, options: Options

@@ -1,11 +1,12 @@
 """Dagum(concentration p, sharpness a, scale b) (NumPyro) on (0, ∞):
 
-    log p(x) = log a + log p − log x + p·t − (p + 1)·softplus(t),   t = a·log(x/b),
+    log p(x) = log a + log p − log x − p·softplus(−t) − softplus(t),   t = a·log(x/b),
 
 i.e. (a·p/x)·(x/b)^{a·p} / ((x/b)^a + 1)^{p+1}, scipy's ``burr(c=a, d=p, scale=b)`` (Burr
-type III). Written with softplus so neither tail overflows: far above b it is
-log(a·p/x) − t − (p + 1)·log1p(e^{−t}). NumPyro's support is ``positive`` (open at 0), and so
-is the oracle's: the density at 0 is 0, a·p/b or +inf as a·p is above, at or below 1.
+type III). Written with softplus so neither tail overflows, and with p·t − (p + 1)·softplus(t)
+rearranged so a large p multiplies only the bulk's small softplus(−t): nothing cancels.
+NumPyro's support is ``positive`` (open at 0), and so is the oracle's: the density at 0 is 0,
+a·p/b or +inf as a·p is above, at or below 1.
 """
 
 from __future__ import annotations
@@ -21,7 +22,12 @@ def _softplus(t: np.ndarray) -> np.ndarray:
 
 
 def _t(params: Arrays, value: np.ndarray) -> np.ndarray:
-    return params["sharpness"] * np.log(value / params["scale"])
+    """a·log(x/b), the log by log1p where x is near b (a large a multiplies its rounding)."""
+    x, b = value, params["scale"]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        near = np.abs(x - b) < 0.5 * b
+        log_ratio = np.where(near, np.log1p((x - b) / b), np.log(x / b))
+    return params["sharpness"] * log_ratio
 
 
 class Dagum(Family):
@@ -30,7 +36,9 @@ class Dagum(Family):
     ) -> np.ndarray:
         p, a = params["concentration"], params["sharpness"]
         t = _t(params, value)
-        return np.log(a) + np.log(p) - np.log(value) + p * t - (p + 1.0) * _softplus(t)
+        # p·t − (p + 1)·softplus(t) = −p·softplus(−t) − softplus(t): at a large p the left
+        # side's terms are p·t each (1e7 at p = 1e6) and cancel to order 1.
+        return np.log(a) + np.log(p) - np.log(value) - p * _softplus(-t) - _softplus(t)
 
     def _grad(
         self, params: Arrays, value: np.ndarray, parametrization: str, options: Options

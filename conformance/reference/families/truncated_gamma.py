@@ -26,6 +26,9 @@ from .truncated_gamma_mass import (
     bounds,
     log_gamma_density,
     log_normalizer,
+    lower_log_density,
+    lower_mask,
+    lower_regime,
     narrow,
     narrow_log_density,
     partials,
@@ -43,6 +46,13 @@ class TruncatedGamma(Family):
         # Far up the tail log Z and −β·x (each ~−β·low) cancel: the regime's own form.
         up = upper_regime(alpha, rate, low, high)
         out = np.where(up["mask"], upper_log_density(alpha, rate, low, up, value), out)
+        # Far below the mode (all the mass at high) log Z and log f(x) cancel likewise.
+        if parametrization != "left_truncated":
+            in_lower = lower_mask(alpha, rate, low, high)
+            if np.any(in_lower):
+                low_reg = lower_regime(alpha, rate, low, high)
+                lower = lower_log_density(alpha, rate, high, low_reg, value)
+                out = np.where(in_lower & ~up["mask"], lower, out)
         if parametrization != "two_sided":
             return out
         # Over a narrow interval the density over its mass, as one quadrature of their ratio.

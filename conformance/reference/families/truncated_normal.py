@@ -60,6 +60,47 @@ def _log_density_in_left_tail(
     )
 
 
+#: From this many scales beyond a bound on its side of loc, the partials take the tail's form.
+TAIL_FROM = 3.0
+#: Terms of Laplace's continued fraction: 1e-16 relative from u = TAIL_FROM up.
+_MILLS_TERMS = 60
+
+
+def _mills_excess(u: np.ndarray) -> np.ndarray:
+    """c(u) = φ(u)/Φ(−u) − u for u ≥ TAIL_FROM (0 at u = inf), by Laplace's continued fraction
+    1/(u + 2/(u + 3/(u + …))): the difference itself, which φ(u)/Φ(−u) − u cancels to
+    nothing at u = 1e6."""
+    with np.errstate(all="ignore"):
+        safe = np.where(np.isfinite(u), u, 1.0)
+        t = safe.copy()
+        for k in range(_MILLS_TERMS, 1, -1):
+            t = safe + k / t
+        return np.where(np.isfinite(u), 1.0 / t, 0.0)
+
+
+def _left_tail_partials(z_minus_b, z_plus_b, a, b, width):
+    """(∂log p/∂loc·scale, ∂log p/∂scale·scale, ∂log Z/∂a, ∂log Z/∂b) for a < b ≤ −TAIL_FROM.
+
+    With u = −b, v = −a, c the Mills excess and E₁ = 1/expm1(log Φ(b) − log Φ(a)):
+    ∂log Z/∂b = (u + c(u))(1 + E₁), ∂log Z/∂a = −E₁(v + c(v)), and
+    z + ∂_a + ∂_b = (z − b) + c(u) − E₁(width + c(v) − c(u)),
+    z² − 1 + a∂_a + b∂_b = (z − b)(z + b) − 1 − u·c(u) + E₁(width(u + v) + v·c(v) − u·c(u)):
+    no term of size z² or u² is left to cancel (each is 1e12 at loc = 1e6)."""
+    with np.errstate(all="ignore"):
+        u, v = -b, -a
+        c_u, c_v = _mills_excess(u), _mills_excess(v)
+        gap = _left_gap(a, b, width)
+        e1 = np.where(np.isfinite(a), 1.0 / np.expm1(gap), 0.0)
+        finite_a = np.isfinite(a)
+        spread = np.where(finite_a, width + c_v - c_u, 0.0)
+        moments = np.where(finite_a, width * (u + v) + v * c_v - u * c_u, 0.0)
+        g_b = (u + c_u) * (1.0 + e1)
+        g_a = np.where(finite_a, -e1 * (v + c_v), 0.0)
+        g_loc = z_minus_b + c_u - e1 * spread
+        g_scale = z_minus_b * z_plus_b - 1.0 - u * c_u + e1 * moments
+    return g_loc, g_scale, g_a, g_b
+
+
 def _log_mass_narrow(m: np.ndarray, h: np.ndarray) -> np.ndarray:
     """log ∫ φ over [m − h, m + h] for small h: φ(m)·2h·Σ_k He_2k(m)·h^2k/(2k+1)!.
 
@@ -167,6 +208,30 @@ class TruncatedNormal(Family):
         b_gb = np.where(np.isfinite(b), b * gb, 0.0)
         g_loc = z + ga + gb
         g_scale = z * z - 1.0 + a_ga + b_gb
+        # An interval far to one side of loc: the tail's form (mirrored for the right side,
+        # z → −z, (a, b) → (−b, −a), measured from low).
+        loc = params["loc"]
+        for end, sign, in_tail in (("high", 1.0, b <= -TAIL_FROM), ("low", -1.0, a >= TAIL_FROM)):
+            if end not in params or not np.any(in_tail):
+                continue
+            bound = params[end]
+            near, far = (b, a) if sign > 0 else (-a, -b)
+            sa = np.where(in_tail, far, -2.0 * TAIL_FROM)
+            sb = np.where(in_tail, near, -TAIL_FROM)
+            sw = np.where(in_tail, width, TAIL_FROM)
+            t_loc, t_scale, t_a, t_b = _left_tail_partials(
+                sign * (value - bound) / scale,
+                sign * ((value - loc) + (bound - loc)) / scale,
+                sa,
+                sb,
+                sw,
+            )
+            if sign < 0:
+                t_loc, t_a, t_b = -t_loc, -t_b, -t_a
+            g_loc = np.where(in_tail, t_loc, g_loc)
+            g_scale = np.where(in_tail, t_scale, g_scale)
+            ga = np.where(in_tail, t_a, ga)
+            gb = np.where(in_tail, t_b, gb)
         if "low" in params and "high" in params:
             g_loc, g_scale, ga, gb = self._narrow_partials(
                 params, value, z, a, b, width, (g_loc, g_scale, ga, gb)
