@@ -16,6 +16,7 @@ import yaml
 from conformance import reference
 from conformance.cases.derived import array_edges, edges
 from conformance.cases.loader import find_case_files, load_case_file, load_case_text
+from conformance.expect.materialize import float64_inputs
 from conformance.run.config.arguments import builtin_cases
 from conformance.run.config.settings import Settings, parse_options
 from conformance.run.plan import plan
@@ -395,3 +396,20 @@ def test_two_inputs_sit_at_their_edges_together_on_request() -> None:
     plain = _generated_by_id("gamma.yaml", bulk=False)
     assert not [c for c in plain.values() if edges.PAIR_TAG in c.spec.tags]
     assert "edge-concentration-tiny-value-at-0" not in plain
+
+
+def test_a_quantile_that_rounded_onto_an_open_end_is_left_out() -> None:
+    """A sigmoid of loc = 1e6 draws 1.0 every time: the bulk's quantiles there would be an end
+    of the open support (0, 1), neither where the density lives nor a valid value."""
+    by_id = _generated_by_id("transformed_distribution.yaml")
+    sigmoid = reference.get_family("TransformedDistribution")
+    bulk = [c for c in by_id.values() if edges.BULK_TAG in c.spec.tags]
+    assert bulk
+    for case in bulk:
+        params, value = float64_inputs(case)
+        assert sigmoid.in_support(params, value, case.parametrization), case.id
+    # loc at 1e6 (or a huge scale) keeps no quantile there; a tiny scale keeps all three.
+    assert not [
+        i for i in by_id if i.startswith(("edge-loc-large-value-q", "edge-scale-huge-value-q"))
+    ]
+    assert {f"edge-scale-tiny-value-q{q}" for q in (10, 50, 90)} <= set(by_id)

@@ -240,3 +240,20 @@ def test_the_plan_gives_an_inputs_valid_entry_only_the_items_inside_the_support(
     assert {"edge-value-at-0", "edge-value-above-0"} <= marked  # Gamma's support is [0, ∞)
     assert "edge-value-below-0" not in marked
     assert not [c for c in marked if not c.startswith("edge-value-")]
+
+
+def test_the_bulk_entries_load_only_with_the_bulk() -> None:
+    """bulk-edges.yaml names cases only ``--edges=bulk`` generates: a default run loads none of
+    its entries (so it never calls them stale), a bulk run loads them all."""
+    from conformance.run.config.settings import Settings, parse_options
+
+    def ids(env: dict[str, str]) -> set[str]:
+        settings = Settings.from_sources(parse_options([])[0], env)
+        return {e.id for e in settings.known_failures}
+
+    bulk_ids = {e.id for e in kf.load([kf.BUILTIN_DIR / kf.BULK_FILE])}
+    assert bulk_ids and all("@bulk" in i or i.startswith("torch-") for i in bulk_ids)
+    default, with_bulk = ids({}), ids({"CONFORMANCE_EDGES": "bulk"})
+    assert not bulk_ids & default
+    assert with_bulk == default | bulk_ids
+    assert kf.BUILTIN_DIR / kf.BULK_FILE not in kf.builtin_files(bulk=False)

@@ -403,7 +403,9 @@ def _quantiles(
 ) -> list[tuple[float, float]]:
     """The :data:`BULK_QUANTILES` of the law at ``params``, as (quantile, draw) from
     :data:`BULK_DRAWS` of the oracle's draws (seeded by ``seed``: the same in every process);
-    none where the oracle cannot draw there or most draws are not finite numbers."""
+    none where the oracle cannot draw there or most draws are not finite numbers. A quantile
+    that rounded onto an open end of the support (a sigmoid of loc = 1e6 is 1.0) is not where
+    the density lives, nor a valid value: it is left out."""
     rng = np.random.default_rng(zlib.crc32(seed.encode()))
     try:
         with np.errstate(all="ignore"):
@@ -414,7 +416,9 @@ def _quantiles(
     if draws.size * 2 < BULK_DRAWS:
         return []
     found = np.quantile(draws, BULK_QUANTILES, method="inverted_cdf")
-    return [(q, float(x)) for q, x in zip(BULK_QUANTILES, found, strict=True)]
+    with np.errstate(all="ignore"):
+        inside = np.asarray(family.in_support(params, found, parametrization), bool)
+    return [(q, float(x)) for q, x, ok in zip(BULK_QUANTILES, found, inside, strict=True) if ok]
 
 
 def _dtype_moves(anchor: Case, base: dict[str, np.ndarray], value: np.ndarray) -> list[Move]:

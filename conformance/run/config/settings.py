@@ -149,7 +149,11 @@ class Settings:
         """The suite's own known-failure files (unless switched off), then the user's."""
         from conformance.known_failures import entries as known_failures
 
-        builtin = known_failures.builtin_files() if self.builtin_known_failures else []
+        builtin = (
+            known_failures.builtin_files(bulk=self.bulk_edges)
+            if self.builtin_known_failures
+            else []
+        )
         return builtin + list(self.known_failure_files)
 
     @cached_property
