@@ -207,7 +207,9 @@ def upper_log_density(alpha, rate, low, up, x):
         )
 
 
-def lower_log_density(alpha, rate, high, low_reg, x):
+def lower_log_density(
+    alpha: np.ndarray, rate: np.ndarray, high: np.ndarray, low_reg: dict, x: np.ndarray
+) -> np.ndarray:
     """(α − 1)·log(x/high) − rate·(x − high) + log(α/high) − log S_b − log(1 − r): the density
     over P(z_b)·(1 − r) with the two Gamma densities' a·log terms differenced analytically
     (each is ~−1.2e7 at α = 1e6 and high = 3, leaving 13)."""

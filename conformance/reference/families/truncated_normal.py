@@ -78,7 +78,9 @@ def _mills_excess(u: np.ndarray) -> np.ndarray:
         return np.where(np.isfinite(u), 1.0 / t, 0.0)
 
 
-def _left_tail_partials(z_minus_b, z_plus_b, a, b, width):
+def _left_tail_partials(
+    z_minus_b: np.ndarray, z_plus_b: np.ndarray, a: np.ndarray, b: np.ndarray, width: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """(∂log p/∂loc·scale, ∂log p/∂scale·scale, ∂log Z/∂a, ∂log Z/∂b) for a < b ≤ −TAIL_FROM.
 
     With u = −b, v = −a, c the Mills excess and E₁ = 1/expm1(log Φ(b) − log Φ(a)):
