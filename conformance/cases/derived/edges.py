@@ -22,8 +22,8 @@ parameters give (read off the oracle's draws), real-valued parameters (locations
 bounds) go to large magnitudes, alone and all together, and two inputs sit at their edges
 together (:data:`PAIR_TAG`: every pair of parameters at their extremes, the value at the median
 there; each parameter at an extreme with the value at an end of the support). These come on request
-(``--edges=bulk``): their first run found failures that are not triaged yet
-(docs/findings/edges.md, "Where the density lives").
+(``--edges=bulk``) until NumPyro's failures there are triaged (torch's and GPyTorch's are:
+known_failures/bulk-edges.yaml; docs/findings/edges.md, "Where the density lives").
 """
 
 from __future__ import annotations

@@ -15,6 +15,7 @@ import numpy as np
 from scipy import special
 
 from ..core import Arrays, Family, Options, ParamInfo, ValueInfo
+from .pareto import log_of_ratio
 
 
 def _softplus(t: np.ndarray) -> np.ndarray:
@@ -23,11 +24,7 @@ def _softplus(t: np.ndarray) -> np.ndarray:
 
 def _t(params: Arrays, value: np.ndarray) -> np.ndarray:
     """a·log(x/b), the log by log1p where x is near b (a large a multiplies its rounding)."""
-    x, b = value, params["scale"]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        near = np.abs(x - b) < 0.5 * b
-        log_ratio = np.where(near, np.log1p((x - b) / b), np.log(x / b))
-    return params["sharpness"] * log_ratio
+    return params["sharpness"] * log_of_ratio(value, params["scale"])
 
 
 class Dagum(Family):

@@ -23,7 +23,7 @@ import numpy as np
 from scipy import special
 
 from ..core import Arrays, Family, Options, ParamInfo, Support, ValueInfo
-from .pareto import log_ratio
+from .pareto import log_of_ratio, log_ratio
 
 #: g(u)'s Maclaurin coefficients (Bernoulli numbers: u/(1 − e^{−u}) = Σ B_n⁺ u^n/n!) through
 #: u⁷; below |u| = 0.1 the first omitted term is under 1e-17 relative.
@@ -64,13 +64,6 @@ def _log_bounds_ratio(low: np.ndarray, high: np.ndarray) -> np.ndarray:
         return log_ratio(high, low)
 
 
-def _log_of_ratio(x: np.ndarray, ref: np.ndarray) -> np.ndarray:
-    """log(x/r): by log1p near 1 (close values), by the quotient's log elsewhere (log1p of an
-    argument near −1 would lose the digits its rounding took)."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(np.abs(x - ref) < 0.5 * ref, log_ratio(x, ref), np.log(x / ref))
-
-
 def log_normalizer(params: Arrays) -> np.ndarray:
     alpha, low, high = params["alpha"], params["low"], params["high"]
     eps = alpha + 1.0
@@ -95,14 +88,14 @@ class DoublyTruncatedPowerLaw(Family):
             span = _log_bounds_ratio(low, high)
             from_high = eps > 0
             ref = np.where(from_high, high, low)
-            power = np.where(alpha == 0, 0.0, alpha * _log_of_ratio(value, ref))
+            power = np.where(alpha == 0, 0.0, alpha * log_of_ratio(value, ref))
             general = (
                 power
                 - np.log(ref)
                 - np.log(span)
                 - log_exprel(np.where(from_high, -eps, eps) * span)
             )
-            power_high = np.where(alpha == 0, 0.0, alpha * _log_of_ratio(value, high))
+            power_high = np.where(alpha == 0, 0.0, alpha * log_of_ratio(value, high))
             at_zero = power_high - np.log(high) + np.log(eps)  # a = 0: Z = b^ε/ε (ε > 0)
         return np.where(low == 0, at_zero, general)
 

@@ -18,6 +18,14 @@ def log_ratio(value: np.ndarray, scale: np.ndarray) -> np.ndarray:
     return np.log1p((value - scale) / scale)
 
 
+def log_of_ratio(x: np.ndarray, ref: np.ndarray) -> np.ndarray:
+    """log(x/ref) for any positive x: :func:`log_ratio` near ref, the quotient's log elsewhere
+    (log1p of an argument near −1 would lose the digits its rounding took). A large factor
+    times it (a power of 1e6) keeps its digits either way."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(np.abs(x - ref) < 0.5 * ref, log_ratio(x, ref), np.log(x / ref))
+
+
 class Pareto(Family):
     def _log_prob(
         self, params: Arrays, value: np.ndarray, parametrization: str, options: Options
