@@ -8,8 +8,11 @@ RelaxedBernoulli) lands exactly on the support boundary, or rounds there in floa
 time, and the item then tests an unplanned boundary point instead of its broadcasting. So a draw
 is kept only where the oracle's log_prob and gradients are finite and within float32's range at
 the value and at its float32 rounding, and where that rounding moves log_prob by less than one
-nat (a Wishart draw at df = d − 1 + 0.01 is so nearly singular that it does not); other positions
-are redrawn, and after a few attempts take the case's own value (which its own items check).
+nat (a Wishart draw at df = d − 1 + 0.01 is so nearly singular that it does not), and where no
+element rounds to a float32 subnormal (XLA on CPU reads those as 0: a Cholesky factor's diagonal
+of 4e-39 is a zero pivot there, a float32 edge the generated edges test on purpose); other
+positions are redrawn, and after a few attempts take the case's own value (which its own items
+check).
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from conformance.dtypes import round_to
 ATTEMPTS = 8
 _FLOAT32_MAX = float(np.finfo(np.float32).max)
 _FLOAT32_EPS = float(np.finfo(np.float32).eps) / 2  # the relative rounding of a float32 value
+_FLOAT32_TINY = float(np.finfo(np.float32).tiny)  # the smallest normal float32
 
 
 def well_conditioned_draw(
@@ -67,7 +71,7 @@ def _ill_conditioned(
 ) -> np.ndarray:
     """Per position of ``value``'s batch part: does the oracle leave float32's finite range?"""
     candidates = [value] if integer else [value, round_to(value, "float32")]
-    bad: np.ndarray | None = None
+    bad: np.ndarray | None = _subnormal_in_float32(family, candidates[-1])
     with np.errstate(all="ignore"):
         for candidate in candidates:
             try:
@@ -85,6 +89,17 @@ def _ill_conditioned(
             bad = here if bad is None else bad | here
     assert bad is not None  # candidates is never empty
     return _reduce_to(bad, _value_batch(family, value))
+
+
+def _subnormal_in_float32(family: reference.Family, value: np.ndarray) -> np.ndarray | None:
+    """Per position of the value's batch part, whether an element is a float32 subnormal (None
+    where none is: the usual case, which costs one comparison)."""
+    magnitude = np.abs(value)
+    subnormal = (magnitude > 0.0) & (magnitude < _FLOAT32_TINY)
+    if not subnormal.any():
+        return None
+    event_rank = family.value.event_rank
+    return subnormal.any(axis=tuple(range(subnormal.ndim - event_rank, subnormal.ndim)))
 
 
 def _fitted(fallback: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:

@@ -53,6 +53,9 @@ class ValueInfo:
     support: str
     discrete: bool = False
     structure: str = "dense"  # how a gradient w.r.t. the value is compared (see ParamInfo)
+    #: Parameters at whose value the density has a kink in the value (|x − loc|): there it has
+    #: no derivative, so generated points that land on one compare values only.
+    kink_at: tuple[str, ...] = ()
 
 
 class OracleError(ValueError):

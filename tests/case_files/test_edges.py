@@ -413,3 +413,62 @@ def test_a_quantile_that_rounded_onto_an_open_end_is_left_out() -> None:
         i for i in by_id if i.startswith(("edge-loc-large-value-q", "edge-scale-huge-value-q"))
     ]
     assert {f"edge-scale-tiny-value-q{q}" for q in (10, 50, 90)} <= set(by_id)
+
+
+class _StubLaw:
+    """A law whose draws are given: 30 % of them overflowed to +inf."""
+
+    def __init__(self, draws: np.ndarray) -> None:
+        self.draws = draws
+
+    def sample(self, params, shape, rng, parametrization):
+        return self.draws
+
+    def in_support(self, params, value, parametrization):
+        return np.isfinite(value) & (value > 0)
+
+
+def test_draws_that_overflowed_still_count_toward_the_quantiles() -> None:
+    """An infinite draw still sits above every finite one: dropping it would move the median
+    to the 35 % point of what is left (a LogNormal of scale 1e6 overflows half its draws)."""
+    finite = np.linspace(1.0, 2.0, 1400)
+    draws = np.concatenate([finite, np.full(edges.BULK_DRAWS - finite.size, np.inf)])
+    found = dict(edges._quantiles(_StubLaw(draws), {}, "p", "seed"))
+    assert found[0.5] == np.quantile(draws, 0.5, method="inverted_cdf")
+    assert found[0.5] > np.quantile(finite, 0.5)
+    assert 0.9 not in found  # that quantile is +inf: no value
+
+
+def test_a_bulk_point_on_a_kink_keeps_its_value_checks_only() -> None:
+    """Laplace's median is its loc, which float32 reaches from a draw 2e-8 away: |x − loc| has
+    no derivative there (JAX's subgradient of abs at 0 is 1, torch's 0), so the point is
+    judged on its value only, as laplace.yaml::at-loc is."""
+    laplace = reference.get_family("Laplace")
+    assert laplace.value.kink_at == ("loc",)
+    on_kink = []
+    for case in _generated_by_id("laplace.yaml").values():
+        if not {edges.BULK_TAG, edges.PAIR_TAG} & set(case.spec.tags):
+            continue
+        params, value = float64_inputs(case)
+        if np.float32(value) == np.float32(params["loc"]):
+            on_kink.append(case.id)
+            assert case.spec.checks == ["log_prob"], case.id
+        else:
+            assert "grad" in case.spec.checks, case.id
+    assert "edge-loc-large-value-q50" in on_kink
+
+
+def test_the_truncated_gamma_bulk_sits_where_its_mass_is() -> None:
+    """Where the normaliser underflows (the whole mass within 1e-6 of ``low``, or of ``high``
+    at a concentration of 1e6) the oracle's sampler inverts its own CDF: the bulk's values are
+    the law's quantiles there, not the lower end scipy's inversion left."""
+    family = reference.get_family("TruncatedGamma")
+    by_id = _generated_by_id("truncated_gamma.yaml")
+    for stem in ("left_truncated-rate-huge", "two_sided-rate-huge", "two_sided-concentration-huge"):
+        cases = [by_id[f"edge-{stem}-value-q{q}"] for q in (10, 50, 90)]
+        values = [float(float64_inputs(c)[1]) for c in cases]
+        params = float64_inputs(cases[0])[0]
+        assert values == sorted(values) and len(set(values)) == 3, stem
+        levels = family.cdf(params, np.array(values), cases[0].parametrization)
+        # 2,001 draws: each quantile within 0.05 of its level (DKW, failure rate 2e-4).
+        np.testing.assert_allclose(levels, [0.1, 0.5, 0.9], atol=0.05, err_msg=stem)

@@ -97,3 +97,16 @@ def test_values_whose_float32_rounding_moves_log_prob_a_nat_are_redrawn() -> Non
 
     assert (moved(raw) >= 1).any(), "the raw draw must contain a nearly singular matrix"
     assert (moved(value) < 1).all()
+
+
+def test_values_with_a_float32_subnormal_element_are_redrawn() -> None:
+    """XLA on CPU reads a float32 subnormal as 0 (a Cholesky factor's diagonal of 4e-39 is a
+    zero pivot there): a float32 edge the generated edges test on purpose, not a fresh value's
+    job. The oracle itself is fine there, so only this rule catches it."""
+    normal = reference.get_family("Normal")
+    params = {"loc": np.zeros(3), "scale": np.ones(3)}
+    draws = iter([np.array([[4e-39, 0.5, -1e-40]]), np.array([[0.25, 0.75, -0.125]])])
+    value = well_conditioned_draw(
+        normal, params, "loc_scale", lambda: next(draws), np.zeros(3), integer=False
+    )
+    np.testing.assert_array_equal(value, [[0.25, 0.5, -0.125]])

@@ -403,7 +403,7 @@ def _quantiles(
 ) -> list[tuple[float, float]]:
     """The :data:`BULK_QUANTILES` of the law at ``params``, as (quantile, draw) from
     :data:`BULK_DRAWS` of the oracle's draws (seeded by ``seed``: the same in every process);
-    none where the oracle cannot draw there or most draws are not finite numbers. A quantile
+    none where the oracle cannot draw there (most draws NaN). A quantile that is infinite, or
     that rounded onto an open end of the support (a sigmoid of loc = 1e6 is 1.0) is not where
     the density lives, nor a valid value: it is left out."""
     rng = np.random.default_rng(zlib.crc32(seed.encode()))
@@ -412,12 +412,17 @@ def _quantiles(
             draws = np.asarray(family.sample(params, (BULK_DRAWS,), rng, parametrization), float)
     except (ValueError, ArithmeticError, reference.OracleError):
         return []
-    draws = draws[np.isfinite(draws)]
+    # A draw that overflowed to ±inf still sits above (below) every finite one: dropping it
+    # would move every quantile (a LogNormal of scale 1e6 overflows half its draws). NaN is a
+    # draw the oracle could not make.
+    draws = draws[~np.isnan(draws)]
     if draws.size * 2 < BULK_DRAWS:
         return []
     found = np.quantile(draws, BULK_QUANTILES, method="inverted_cdf")
     with np.errstate(all="ignore"):
-        inside = np.asarray(family.in_support(params, found, parametrization), bool)
+        inside = np.isfinite(found) & np.asarray(
+            family.in_support(params, found, parametrization), bool
+        )
     return [(q, float(x)) for q, x, ok in zip(BULK_QUANTILES, found, inside, strict=True) if ok]
 
 
@@ -512,7 +517,7 @@ def edge_cases(anchor: Case, prefix: str = PREFIX, bulk: bool = False) -> list[d
             PAIR_TAG: (BULK_VALUE_CHECKS, BULK_GRADIENT_CHECKS),
         }[kind]
         # Plain strings: the case is written as YAML (a str enum is no YAML scalar).
-        if not finite or not partials:
+        if not finite or not partials or (kind != EDGE_TAG and _on_a_kink(family, params, val)):
             case["checks"] = [c.value for c in values]
         else:
             case["checks"] = [c.value for c in (*values, *gradients)]
@@ -523,6 +528,18 @@ def edge_cases(anchor: Case, prefix: str = PREFIX, bulk: bool = False) -> list[d
         case["tags"] = tags if kind == EDGE_TAG else [*tags, kind]
         out.append(case)
     return out
+
+
+def _on_a_kink(family: reference.Family, params: dict[str, np.ndarray], value: np.ndarray) -> bool:
+    """Whether the value sits, in float64 or once rounded to float32, on a kink of the density
+    (Laplace's median is its ``loc``, which float32 reaches from a draw 2e-8 away): no
+    derivative to compare there, so the point keeps its value checks only, as a case at a kink
+    does (``laplace.yaml::at-loc``)."""
+    x = np.asarray(value, np.float64)
+    return any(
+        bool(np.any((x == params[p]) | (x.astype(np.float32) == np.float32(params[p]))))
+        for p in family.value.kink_at
+    )
 
 
 def _key(params: dict[str, np.ndarray], value: np.ndarray) -> bytes:

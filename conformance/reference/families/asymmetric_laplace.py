@@ -60,5 +60,5 @@ ASYMMETRIC_LAPLACE = AsymmetricLaplace(
             "asymmetry": ParamInfo(0, "positive", form_changes=(1.0,)),
         }
     },
-    value=ValueInfo(0, "real"),
+    value=ValueInfo(0, "real", kink_at=("loc",)),
 )

@@ -58,5 +58,5 @@ ASYMMETRIC_LAPLACE_QUANTILE = AsymmetricLaplaceQuantile(
             "quantile": ParamInfo(0, "open_unit_interval", form_changes=(0.5,)),
         }
     },
-    value=ValueInfo(0, "real"),
+    value=ValueInfo(0, "real", kink_at=("loc",)),
 )

@@ -40,5 +40,5 @@ LAPLACE = Laplace(
     parametrizations={
         "loc_scale": {"loc": ParamInfo(0, "real"), "scale": ParamInfo(0, "positive")},
     },
-    value=ValueInfo(0, "real"),
+    value=ValueInfo(0, "real", kink_at=("loc",)),
 )

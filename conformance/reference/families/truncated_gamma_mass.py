@@ -196,11 +196,13 @@ def log_normalizer(params: Arrays, parametrization: str) -> np.ndarray:
 
 
 def upper_log_density(alpha, rate, low, up, x):
-    """(α − 1)·log(x/low) − rate·(x − low) + log hazard(low) − log(1 − r), hazard = rate·D_a/z_a."""
+    """(α − 1)·log(x/low) − rate·(x − low) + log hazard(low) − log(1 − r), hazard = rate·D_a/z_a;
+    log(x/low) by log1p, which keeps the digits of x − low (1 + 1e-6 would lose 1e-10 of them,
+    times α − 1 = 1e6)."""
     with np.errstate(all="ignore"):
         safe = np.where(up["mask"], low, 1.0)
         return (
-            special.xlogy(alpha - 1.0, 1.0 + (x - low) / safe)
+            special.xlog1py(alpha - 1.0, (x - low) / safe)
             - rate * (x - low)
             + np.log(rate * up["d_a"] / up["za"])
             - log1mexp(up["log_r"])
