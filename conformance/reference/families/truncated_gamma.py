@@ -126,24 +126,59 @@ class TruncatedGamma(Family):
         return draw
 
     def _invert_cdf(self, params: Arrays, u: np.ndarray, parametrization: str) -> np.ndarray:
-        """The x with F(x) = u: the Illinois variant of false position on the oracle's CDF,
-        over [low, high] (the upper end found by doubling a step from ``low`` where the
-        support is unbounded): some ten evaluations of the CDF for 2,001 draws."""
+        """The x with F(x) = u for each draw. An evaluation of the CDF costs about as much at one
+        point as at thousands (its continued fractions iterate as long as their slowest point),
+        so each parameter set's draws are first bracketed on grids of :data:`GRID` points,
+        narrowed to where the draws lie until the grid resolves them, then refined by
+        false position: about ten evaluations in all, where inverting each draw from the
+        whole support took forty."""
+        names = list(params)
+        rows = np.stack([np.asarray(params[k], float).ravel() for k in names], axis=1)
+        sets, which = np.unique(rows, axis=0, return_inverse=True)
+        x = np.empty_like(u)
+        for i, row in enumerate(sets):
+            mine = which.ravel() == i
+            draws = u[mine]
+            at = {k: np.full(GRID, row[j]) for j, k in enumerate(names)}
+            lo = float(at.get("low", np.zeros(1))[0])
+            hi = float(self._upper_bracket(at, np.full(GRID, draws.max()), parametrization)[0])
+            for _ in range(4):
+                grid = np.linspace(lo, hi, GRID)
+                cdf = np.maximum.accumulate(self._cdf(at, grid, parametrization, {}))
+                first = max(int(np.searchsorted(cdf, draws.min(), "right")) - 1, 0)
+                last = min(int(np.searchsorted(cdf, draws.max(), "left")), GRID - 1)
+                if last - first > GRID // 8:
+                    break  # the grid resolves the draws
+                lo, hi = grid[first], grid[last]
+            right = np.clip(np.searchsorted(cdf, draws, "left"), 1, GRID - 1)
+            each = {k: np.full(draws.shape, row[j]) for j, k in enumerate(names)}
+            x[mine] = self._illinois(each, draws, grid[right - 1], grid[right], parametrization)
+        return x
+
+    def _upper_bracket(self, params: Arrays, u: np.ndarray, parametrization: str) -> np.ndarray:
+        """``high``, or where it is infinite a point above F⁻¹(u): a step from ``low`` doubled
+        until the CDF passes u (a step of 1e-300 reaches 1e300 in about 2,000 doublings)."""
         low = params.get("low", np.zeros_like(u))
         high = params.get("high", np.full_like(u, np.inf))
+        step = np.maximum(params["concentration"], 1.0) / params["rate"]
+        b = np.where(np.isfinite(high), high, low + step)
+        for _ in range(2100):
+            short = ~np.isfinite(high) & (self._cdf(params, b, parametrization, {}) < u)
+            if not short.any():
+                break
+            b = np.where(short, low + 2.0 * (b - low), b)
+        return b
+
+    def _illinois(
+        self, params: Arrays, u: np.ndarray, a: np.ndarray, b: np.ndarray, parametrization: str
+    ) -> np.ndarray:
+        """F(x) = u between ``a`` and ``b`` by the Illinois variant of false position."""
 
         def miss(x: np.ndarray) -> np.ndarray:
             return self._cdf(params, x, parametrization, {}) - u
 
-        step = np.maximum(params["concentration"], 1.0) / params["rate"]
-        b = np.where(np.isfinite(high), high, low + step)
-        for _ in range(2100):  # a step of 1e-300 reaches 1e300 in about 2,000 doublings
-            short = ~np.isfinite(high) & (miss(b) < 0)
-            if not short.any():
-                break
-            b = np.where(short, low + 2.0 * (b - low), b)
-        a = low.astype(float)
-        fa, fb = -u, miss(b)
+        a, b = np.array(a, float), np.array(b, float)
+        fa, fb = miss(a), miss(b)
         side = np.zeros(u.shape)
         x = a + 0.5 * (b - a)
         for _ in range(100):
@@ -164,6 +199,8 @@ class TruncatedGamma(Family):
         return x
 
 
+#: Points of the grids that bracket the draws before false position refines them.
+GRID = 513
 #: How near F(x) comes to the uniform draw it inverts: 2,001 draws cannot tell 1e-8 apart.
 PROBABILITY_TOLERANCE = 1e-8
 
