@@ -131,8 +131,8 @@ def add_options(add: Callable[..., Any]) -> None:
         "domains, its value at the ends of its support; see `conformance edges`); off leaves "
         "them out; bulk adds real-valued parameters at large magnitudes and, at every moved "
         "parameter, values where the density lives (its quantiles), and pairs of inputs at "
-        "their edges together, not triaged yet "
-        "(default on; CONFORMANCE_EDGES)",
+        "their edges together, triaged on the pins, opt-in for its cost (+9,480 items, "
+        "planning about 28 s per process instead of 9) (default on; CONFORMANCE_EDGES)",
     )
     add(
         "--variants",

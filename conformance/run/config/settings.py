@@ -56,7 +56,7 @@ class Settings:
     #: ``--edges``: see :mod:`conformance.cases.derived.edges` (on by default).
     edges: bool = True
     #: ``--edges=bulk``: the edges and, beside them, where the density lives at each moved
-    #: parameter (``edges.BULK_TAG``); off by default until their findings are triaged.
+    #: parameter (``edges.BULK_TAG``); triaged, off by default for its cost (docs/performance.md).
     bulk_edges: bool = False
     property_examples: int = 0
     sample_seed: int = 0
