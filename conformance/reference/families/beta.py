@@ -88,6 +88,14 @@ def log1p_minus(u: np.ndarray) -> np.ndarray:
         return np.where(small, us * us * series, np.log1p(u) - u)
 
 
+def log_minus_offset(u: np.ndarray, t: np.ndarray) -> np.ndarray:
+    """log u − t for t = u − 1 given accurately (a difference formed exactly by the caller): the
+    series of log1p(t) − t near u = 1, log u itself elsewhere (log1p of a t rounded near −1
+    would keep none of u's digits)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(np.abs(t) < 0.1, log1p_minus(t), np.log(u) - t)
+
+
 def digamma_gap(x: np.ndarray | float, d: np.ndarray | float) -> np.ndarray:
     """ψ(x + d) − ψ(x) − d/x, accurate to a few ulps of itself.
 
