@@ -125,6 +125,21 @@ def _shifted_digamma_diff(x: np.ndarray, m: np.ndarray, log_gap: bool) -> np.nda
     return np.where(m == 0, 0.0, out + acc)
 
 
+def log_minus_digamma(x: np.ndarray) -> np.ndarray:
+    """log x − ψ(x) for x > 0, 1/(2x) + … from the asymptotic series at x ≥ 10 (the difference
+    of two logs of size log x would keep only eps·log x of it)."""
+    x = np.asarray(x, np.float64)
+    big = np.maximum(x, _ASYMPTOTIC_FROM)
+    inv2 = 1.0 / (big * big)
+    series = np.zeros_like(big)
+    for d in reversed(_DIGAMMA):
+        series = series * inv2 + d
+    small = np.where(x > 0, np.minimum(x, _ASYMPTOTIC_FROM), 1.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        direct = np.log(small) - special.digamma(small)
+    return np.where(x >= _ASYMPTOTIC_FROM, 0.5 / big + series * inv2, direct)
+
+
 def digamma_diff_of_diffs(x: np.ndarray, m: np.ndarray, s: np.ndarray, t: np.ndarray) -> np.ndarray:
     """[ψ(x + m) − ψ(x)] − [ψ(x + s + m + t) − ψ(x + s)], the gradients of the Beta mixtures.
 
