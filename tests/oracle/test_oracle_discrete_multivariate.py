@@ -26,6 +26,12 @@ from scipy import integrate, special, stats
 
 from conformance import reference
 from conformance.cases.generators import cholesky, normal, positive, probability, simplex, spd
+from tests.oracle.mp_partials import (
+    assert_partial_close,
+    input_scale,
+    partial_sensitivity,
+    rounded_inputs,
+)
 
 RTOL = 1e-12
 GRAD_RTOL = 1e-8
@@ -725,7 +731,8 @@ def _one_sided(case: MpCase, name: str, x0: float) -> int:
 def test_generated_edges_match_mpmath(case: MpCase, judged: list[str]) -> None:
     """At every generated edge of these families with a finite log_prob, the oracle agrees with
     mpmath, and so does each judged partial derivative of a scalar parameter (one-sided on an
-    end of its domain); array inputs' partials are the coordinate tests' above."""
+    end of its domain; relative, beside its inputs' conditioning: mp_partials); array inputs'
+    partials are the coordinate tests' above."""
     params, value = case.arrays()
     fam = family(case.family)
     with np.errstate(all="ignore"):
@@ -739,12 +746,13 @@ def test_generated_edges_match_mpmath(case: MpCase, judged: list[str]) -> None:
         # a relative error of eps in the density (the suite's own comparison, compare.py).
         err = np.abs(got - want) / np.maximum(np.abs(want), 1.0)
         # A matrix with condition number 1e6 (`near-singular`): a backward-stable float64
-        # factorisation keeps its log-determinant to about 1e-16 × 1e6.
+        # factorisation keeps its log-determinant (and the partials) to about 1e-16 × 1e6.
         rtol = 1e-9 if "near-singular" in case.id else RTOL
         assert np.max(err) <= rtol, f"log_prob {got} vs mpmath {want}"
         if np.shape(got) != ():
             return  # a batch: the partials of its elements are the coordinate tests' above
         mp_p, mp_v = mp_params(params), to_mp(value)
+        rounded = rounded_inputs(fam, case.parametrization, params, value)
         for name in judged:
             if name == "value" or np.ndim(params[name]) != 0:
                 continue
@@ -753,11 +761,19 @@ def test_generated_edges_match_mpmath(case: MpCase, judged: list[str]) -> None:
             def f(t, n=name):
                 return case.mp_eval({**mp_p, n: t}, mp_v)
 
-            step = {"h": abs(x0) * MPF("1e-15")} if 0 < abs(x0) < 1 else {}
+            # Relative to a tiny point, else 1e-20 (see test_oracle_continuous: mpmath's
+            # default step reads a partial of 1e-77 at float32's largest df as 1e-50).
+            step = {"h": min(abs(x0) * MPF("1e-15"), MPF("1e-20"))} if x0 else {}
             direction = _one_sided(case, name, float(params[name]))
             want = float(mpmath.diff(f, x0, direction=direction, **step))
-            g = float(np.ravel(grads[name])[0])
-            assert abs(g - want) <= GRAD_RTOL * max(abs(want), 1.0), f"∂/∂{name}: {g} vs {want}"
+            assert_partial_close(
+                float(np.ravel(grads[name])[0]),
+                want,
+                input_scale(fam, case.parametrization, name, float(params[name])),
+                lambda name=name: partial_sensitivity(case.mp_eval, mp_p, mp_v, name, rounded),
+                name,
+                rtol,
+            )
 
 
 # ----- scipy.stats, batched ----------------------------------------------------------------

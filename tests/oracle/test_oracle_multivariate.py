@@ -19,6 +19,12 @@ from scipy import stats
 
 from conformance import reference
 from conformance.cases.generators import cholesky, normal, spd
+from tests.oracle.mp_partials import (
+    assert_partial_close,
+    input_scale,
+    partial_sensitivity,
+    rounded_inputs,
+)
 
 mp = mpmath.mp
 MPF = mpmath.mpf
@@ -1224,7 +1230,8 @@ EDGE_CASES = _edge_cases()
 def test_generated_edges_match_mpmath(case_id, name, par, params, value, judged) -> None:
     """At every generated edge with a finite log_prob the oracle agrees with mpmath (40 digits,
     more where an input is huge or tiny), and every judged partial of a scalar parameter with
-    mpmath.diff (one-sided at an end of its domain)."""
+    mpmath.diff (one-sided at an end of its domain; relative, beside its inputs' conditioning:
+    mp_partials)."""
     from conformance.reference.domains import interval
 
     fam = family(name)
@@ -1247,13 +1254,15 @@ def test_generated_edges_match_mpmath(case_id, name, par, params, value, judged)
             p = {k: v if info[k].static else v[idx] for k, v in b.params.items()}
             want[idx] = float(density(mp_params(p), to_mp(b.value[idx])))
         # A matrix with condition number 1e6 (`near-singular`, CAR's correlation 1e-6 from ±1):
-        # a backward-stable float64 factorisation keeps its log-determinant to about 1e-16 × 1e6.
+        # a backward-stable float64 factorisation keeps its log-determinant (and the partials)
+        # to about 1e-16 × 1e6.
         conditioned = ("near-singular", "correlation-below-1", "correlation-above-minus-1")
         rtol = 1e-9 if any(c in case_id for c in conditioned) else RTOL
         assert_close(got, want, rtol=rtol)
         if np.shape(got) != ():
             return
         mp_p, mp_v = mp_params(params), to_mp(value)
+        rounded = rounded_inputs(fam, par, params, value)
         for k in judged:
             if k == "value" or np.ndim(params[k]) != 0:
                 continue
@@ -1264,10 +1273,18 @@ def test_generated_edges_match_mpmath(case_id, name, par, params, value, judged)
             def f(t, n=k):
                 return density({**mp_p, n: t}, mp_v)
 
-            step = {"h": abs(x0) * MPF("1e-15")} if 0 < abs(x0) < 1 else {}
+            # Relative to a tiny point, else 1e-20 (see test_oracle_continuous: mpmath's
+            # default step reads a partial of 1e-77 at float32's largest df as 1e-50).
+            step = {"h": min(abs(x0) * MPF("1e-15"), MPF("1e-20"))} if x0 else {}
             want_g = float(mpmath.diff(f, x0, direction=direction, **step))
-            g = float(np.ravel(grads[k])[0])
-            assert abs(g - want_g) <= GRAD_RTOL * max(abs(want_g), 1.0), (k, g, want_g)
+            assert_partial_close(
+                float(np.ravel(grads[k])[0]),
+                want_g,
+                input_scale(fam, par, k, float(params[k])),
+                lambda k=k: partial_sensitivity(density, mp_p, mp_v, k, rounded),
+                k,
+                rtol,
+            )
 
 
 # ----- the structured normals against scipy ------------------------------------------------------

@@ -17,7 +17,7 @@ import numpy as np
 from scipy import special
 
 from ..core import Arrays, Family, Options, ParamInfo, ValueInfo
-from .binomial import digamma_diff, log_rising
+from .binomial import digamma_diff_of_diffs, log_rising
 from .negative_binomial import log_nb_coefficient
 
 
@@ -71,12 +71,13 @@ class BetaNegativeBinomial(Family):
     ) -> dict[str, np.ndarray]:
         a, b, n = params["concentration1"], params["concentration0"], params["n"]
         k = value
-        common = digamma_diff(a + b, n + k)
         return {
-            "concentration1": digamma_diff(a, k) - common,
-            "concentration0": digamma_diff(b, n) - common,
-            # ψ(n+k) − ψ(n) + ψ(β+n) − ψ(α+β+n+k)
-            "n": digamma_diff(n, k) - digamma_diff(b + n, a + k),
+            # ψ(α+k) − ψ(α) − ψ(α+β+n+k) + ψ(α+β)
+            "concentration1": digamma_diff_of_diffs(a, k, b, n),
+            # ψ(β+n) − ψ(β) − ψ(α+β+n+k) + ψ(α+β)
+            "concentration0": digamma_diff_of_diffs(b, n, a, k),
+            # ψ(n+k) − ψ(n) − ψ(α+β+n+k) + ψ(β+n)
+            "n": digamma_diff_of_diffs(n, k, b, a),
         }
 
     def _sample(self, params, shape, rng, parametrization):

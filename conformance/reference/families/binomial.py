@@ -76,6 +76,23 @@ def digamma_diff(x: np.ndarray, m: np.ndarray) -> np.ndarray:
     shifted terms 1/(x+j) - 1/(x+m+j) = m/((x+j)(x+m+j)) do not cancel); then the asymptotic
     series is differenced term by term.
     """
+    return _shifted_digamma_diff(x, m, log_gap=False)
+
+
+def digamma_log_gap(x: np.ndarray, m: np.ndarray) -> np.ndarray:
+    """ψ(x + m) − ψ(x) − log1p(m/x) for x > 0, x + m > 0: what a ψ difference leaves beside its
+    logarithm, O(m/x²) at a large x.
+
+    For a gradient whose log1p(m/x) cancels against logs of other inputs (NegativeBinomial's
+    concentration at a huge mean, FisherSnedecor's degrees of freedom): digamma_diff − log1p
+    would keep eps·log1p(m/x) absolutely of a result 1e6 times smaller. At x ≥ 10 this is the
+    series' terms alone; below, the shifts' log1p(m/(x + s)) − log1p(m/x) join them, which
+    cancel little (x + s ≥ 10 > x).
+    """
+    return _shifted_digamma_diff(x, m, log_gap=True)
+
+
+def _shifted_digamma_diff(x: np.ndarray, m: np.ndarray, log_gap: bool) -> np.ndarray:
     x, m = np.broadcast_arrays(np.asarray(x, np.float64), np.asarray(m, np.float64))
     low = np.minimum(x, x + m)
     # Invalid inputs (non-finite, far below 0) get no shifts: their results are discarded.
@@ -92,13 +109,75 @@ def digamma_diff(x: np.ndarray, m: np.ndarray) -> np.ndarray:
         d1 = -m / (a * b)
         big_u, big_v = 1.0 / (b * b), 1.0 / (a * a)
         d2 = d1 * (1.0 / a + 1.0 / b)
-        out = np.log1p(m / a) - 0.5 * d1
+        lead = np.log1p(m / a)
+        if log_gap:
+            # log1p(m/(x + s)) − log1p(m/x) = log1p(s/(x + m)) − log1p(s/x): the first form's
+            # terms are small where m < x, the second's cancel least where m > x.
+            by_m = lead - np.log1p(m / x)
+            by_s = np.log1p(shifts / (x + m)) - np.log1p(shifts / x)
+            lead = np.where(shifts > 0, np.where(np.abs(m) < x, by_m, by_s), 0.0)
+        out = lead - 0.5 * d1
         partial, v_pow = np.ones_like(a), np.ones_like(a)
         for d in _DIGAMMA:
             out = out - d * d2 * partial
             v_pow = v_pow * big_v
             partial = big_u * partial + v_pow
     return np.where(m == 0, 0.0, out + acc)
+
+
+def log_minus_digamma(x: np.ndarray) -> np.ndarray:
+    """log x − ψ(x) for x > 0, 1/(2x) + … from the asymptotic series at x ≥ 10 (the difference
+    of two logs of size log x would keep only eps·log x of it)."""
+    x = np.asarray(x, np.float64)
+    big = np.maximum(x, _ASYMPTOTIC_FROM)
+    inv2 = 1.0 / (big * big)
+    series = np.zeros_like(big)
+    for d in reversed(_DIGAMMA):
+        series = series * inv2 + d
+    small = np.where(x > 0, np.minimum(x, _ASYMPTOTIC_FROM), 1.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        direct = np.log(small) - special.digamma(small)
+    return np.where(x >= _ASYMPTOTIC_FROM, 0.5 / big + series * inv2, direct)
+
+
+def digamma_diff_of_diffs(x: np.ndarray, m: np.ndarray, s: np.ndarray, t: np.ndarray) -> np.ndarray:
+    """[ψ(x + m) − ψ(x)] − [ψ(x + s + m + t) − ψ(x + s)], the gradients of the Beta mixtures.
+
+    The four ψ pair two ways, ``digamma_diff(x, m) − digamma_diff(x + s, m + t)`` or
+    ``digamma_diff(x, s) − digamma_diff(x + m, s + t)``, and each way is off by about eps times
+    its two terms, which the result can be far below: at x = 1e6, s = 1e-6, m = 1e15 the first
+    way's terms are ~21 each and cancel to 1e-12 (also losing s to x + s), the second way's are
+    1e-12 and 4e-15. The way with the smaller terms is taken.
+    """
+    x, m, s, t = np.broadcast_arrays(*(np.asarray(a, np.float64) for a in (x, m, s, t)))
+    with np.errstate(invalid="ignore"):
+        by_m = (digamma_diff(x, m), digamma_diff(x + s, m + t))
+        by_s = (digamma_diff(x, s), digamma_diff(x + m, s + t))
+        smaller = np.abs(by_s[0]) + np.abs(by_s[1]) < np.abs(by_m[0]) + np.abs(by_m[1])
+        return np.where(smaller, by_s[0] - by_s[1], by_m[0] - by_m[1])
+
+
+#: Veltkamp's splitting constant 2^27 + 1: a float64 splits into two halves of 26 bits.
+_SPLIT = 134217729.0
+
+
+def two_product(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(p, e) with p = fl(a·b) and a·b = p + e exactly (Dekker's product), for |a|, |b| below
+    1e300 and a·b far from underflow: a difference of two products that nearly cancel is then
+    exact to the last bit of each (e is 0 where the product is not finite)."""
+    a, b = np.broadcast_arrays(np.asarray(a, np.float64), np.asarray(b, np.float64))
+    with np.errstate(invalid="ignore", over="ignore"):
+        p = a * b
+        a_hi, a_lo = _split(a)
+        b_hi, b_lo = _split(b)
+        e = ((a_hi * b_hi - p) + a_hi * b_lo + a_lo * b_hi) + a_lo * b_lo
+    return p, np.where(np.isfinite(e), e, 0.0)
+
+
+def _split(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    t = _SPLIT * a
+    hi = t - (t - a)
+    return hi, a - hi
 
 
 def bd0(x: np.ndarray, mean: np.ndarray) -> np.ndarray:

@@ -121,8 +121,16 @@ def log_lower(a: np.ndarray, z: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.
 
 
 def upper_fraction(a: np.ndarray, z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(D, ∂D/∂a) with D = z + 1 − a + T, the continued fraction summed backwards from a depth
-    that covers each element's a (60 + 3√a terms, at most 3000).
+    """(D, ∂D/∂a) with D = z + 1 − a + T (see :func:`fraction_tail`)."""
+    a, z = np.broadcast_arrays(np.asarray(a, np.float64), np.asarray(z, np.float64))
+    t, dt = fraction_tail(a, z)
+    return z + 1.0 - a + t, dt - 1.0
+
+
+def fraction_tail(a: np.ndarray, z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(T, ∂T/∂a), the continued fraction's tail, summed backwards from a depth that covers
+    each element's a (60 + 3√a terms, at most 3000). Its own function because D − (z + 1 − a)
+    would take T back out of D ≈ z with an absolute error of eps·z (1e-10 at z = 1e6).
 
     The depth is each element's own, so an element's number is the one it has alone, whatever
     else shares the call: an element joins the backward sum at its depth (T = 0 before)."""
@@ -145,7 +153,7 @@ def upper_fraction(a: np.ndarray, z: np.ndarray) -> tuple[np.ndarray, np.ndarray
                 joined = i <= depths
                 step_dt, step_t = np.where(joined, step_dt, dt), np.where(joined, step_t, t)
             dt, t = step_dt, step_t
-        return z + 1.0 - a + t, dt - 1.0
+        return t, dt
 
 
 def log_gammainc(a: np.ndarray, z: np.ndarray) -> np.ndarray:

@@ -24,7 +24,15 @@ import numpy as np
 from scipy import special
 
 from ..core import Arrays, Family, Options, ParamInfo, ValueInfo
-from .binomial import digamma_diff, log_binomial_pmf, log_rising, softplus
+from .beta import log_minus_offset
+from .binomial import (
+    digamma_diff,
+    digamma_log_gap,
+    log_binomial_pmf,
+    log_rising,
+    softplus,
+    two_product,
+)
 
 
 def log_nb_coefficient(r: np.ndarray, k: np.ndarray) -> np.ndarray:
@@ -102,7 +110,7 @@ class NegativeBinomial(Family):
             if parametrization == "probs":
                 p = params["probs"]
                 return {
-                    "total_count": d_coef + np.log1p(-p),
+                    "total_count": _total_count_partial(r, k, p, d_coef),
                     "probs": np.where(k == 0, 0.0, k / p) - r / (1.0 - p),
                 }
         logits = params["logits"]
@@ -125,6 +133,21 @@ class NegativeBinomial(Family):
         # Gamma–Poisson mixture: works for any real r ≥ 0 (r = 0 gives 0).
         lam = rng.gamma(np.where(r > 0, r, 1.0), odds) * (r > 0)
         return np.asarray(rng.poisson(lam), np.float64)
+
+
+def _total_count_partial(
+    r: np.ndarray, k: np.ndarray, p: np.ndarray, d_coef: np.ndarray
+) -> np.ndarray:
+    """ψ(r + k) − ψ(r) + log(1 − p). Near the mode at p ≥ ½ (q = 1 − p exact) as
+    digamma_log_gap(r, k) + log1p((k·q − r·p)/r), the two logs log1p(k/r) and log q (±14 at
+    r = 1e6, p = 1 − 1e-6) joined into one with k·q − r·p formed exactly; else as given."""
+    q = 1.0 - p
+    kq, kq_err = two_product(k, q)
+    rp, rp_err = two_product(r, p)
+    joined = digamma_log_gap(r, k) + np.log1p(((kq - rp) + (kq_err - rp_err)) / r)
+    direct = d_coef + np.log1p(-p)
+    near = (p >= 0.5) & (r > 0) & (np.abs(kq - rp) < 0.5 * rp)
+    return np.where(near & np.isfinite(joined), joined, direct)
 
 
 #: NumPyro's GammaPoisson and NegativeBinomial2 coordinates of the family.
@@ -160,18 +183,21 @@ def _gamma_poisson_grad(
 ) -> dict[str, np.ndarray]:
     alpha = params["concentration"]
     with np.errstate(divide="ignore", invalid="ignore"):
-        d_coef = digamma_diff(alpha, k)
         if parametrization == "concentration_rate":
             rate = params["rate"]
             return {
-                "concentration": d_coef - np.log1p(1.0 / rate),
+                "concentration": digamma_diff(alpha, k) - np.log1p(1.0 / rate),
                 # α/β − (α + k)/(1 + β) over one denominator: no cancellation at large β.
                 "rate": (alpha - k * rate) / (rate * (1.0 + rate)),
             }
         mean = params["mean"]
         total = alpha + mean
+        # ψ(α + k) − ψ(α) − log1p(μ/α) + (μ − k)/(α + μ), its two logs (each ~log 2 at
+        # α = μ = 1e6, the sum 1e-7) joined: log1p(k/α) − log1p(μ/α) = log u with
+        # u = (α + k)/(α + μ) = 1 + t, t = (k − μ)/(α + μ), and log u − t cancels nothing more.
+        joined = log_minus_offset((alpha + k) / total, (k - mean) / total)
         return {
-            "concentration": d_coef - np.log1p(mean / alpha) + (mean - k) / total,
+            "concentration": digamma_log_gap(alpha, k) + joined,
             # k/μ − (α + k)/(α + μ) = α(k − μ)/(μ(α + μ)); −α/(α + μ) at k = 0, μ = 0 too.
             "mean": np.where(k == 0, -alpha / total, alpha * (k - mean) / (mean * total)),
         }

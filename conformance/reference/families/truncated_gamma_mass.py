@@ -26,6 +26,7 @@ from .gamma import gamma_log_density
 from .incomplete_gamma import (
     LOG_2,
     d_log_gammainc,
+    fraction_tail,
     log1mexp,
     log_gammainc,
     log_gammaincc,
@@ -121,22 +122,25 @@ def lower_mask(alpha, rate, low, high) -> np.ndarray:
 
 
 def upper_regime(alpha, rate, low, high) -> dict[str, np.ndarray]:
-    """Where z_a ≥ α + 1 (low > 0): D and ∂D/∂α at both ends, log r, log Q(z_a)."""
+    """Where z_a ≥ α + 1 (low > 0): D, its tail T and ∂D/∂α at both ends, log r, log Q(z_a)."""
     za, zb = rate * low, rate * high
     mask = upper_mask(alpha, rate, low)
     fb = np.isfinite(zb)
     with np.errstate(all="ignore"):
         za_ = np.where(mask, za, alpha + 2.0)
         zb_ = np.where(mask & fb, zb, za_ + 1.0)
-        d_a, dd_a = upper_fraction(alpha, za_)
-        d_b, dd_b = upper_fraction(alpha, zb_)
+        t_a, dt_a = fraction_tail(alpha, za_)
+        t_b, dt_b = fraction_tail(alpha, zb_)
+        d_a, dd_a = za_ + 1.0 - alpha + t_a, dt_a - 1.0
+        d_b, dd_b = zb_ + 1.0 - alpha + t_b, dt_b - 1.0
         # log r = α·log(high/low) − rate·(high − low) − log(D_b/D_a).
         span = np.log1p((high - low) / np.where(mask, low, 1.0))
         log_r = alpha * span - rate * (high - low) - np.log(d_b / d_a)
         log_r = np.where(mask & fb, log_r, -np.inf)
         log_qa = log_prefactor(alpha, za_) - np.log(d_a)
     return {"mask": mask, "za": za_, "zb": zb_, "d_a": d_a, "d_b": d_b, "dd_a": dd_a,
-            "dd_b": dd_b, "log_r": log_r, "log_qa": log_qa, "span": span}  # fmt: skip
+            "dd_b": dd_b, "t_a": t_a, "t_b": t_b, "log_r": log_r, "log_qa": log_qa,
+            "span": span}  # fmt: skip
 
 
 def lower_regime(alpha, rate, low, high) -> dict[str, np.ndarray]:
@@ -329,8 +333,7 @@ def _upper(alpha, rate, low, high, x, out: dict[str, np.ndarray]) -> None:
         return
     finite = np.isfinite(high)
     rho = _rho(up["log_r"])
-    t_a = up["d_a"] - (up["za"] + 1.0 - alpha)
-    t_b = up["d_b"] - (up["zb"] + 1.0 - alpha)
+    t_a, t_b = up["t_a"], up["t_b"]
     between = np.where(finite, low - high + (t_a - t_b) / rate, 0.0)
     g_a, g_b = up["dd_a"] / up["d_a"], np.where(finite, up["dd_b"] / up["d_b"], 0.0)
     log_x = np.log1p((x - low) / np.where(mask, low, 1.0))
