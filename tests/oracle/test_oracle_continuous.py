@@ -33,7 +33,7 @@ from tests.oracle.mp_partials import (
     CONDITION_ULPS,
     assert_partial_close,
     input_scale,
-    partial_sensitivity,
+    sensitivity_terms,
 )
 
 RTOL = 1e-12
@@ -1561,7 +1561,7 @@ def test_generated_edges_match_mpmath(spec, case_id, params, value, judged) -> N
                 float(grads[name]),
                 partial,
                 input_scale(fam, spec.parametrization, name, inputs[name]),
-                lambda name=name: partial_sensitivity(
+                lambda name=name: sensitivity_terms(
                     spec.mp_logpdf, base, x, name, [*base, "value"]
                 ),
                 name,

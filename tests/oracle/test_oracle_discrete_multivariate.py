@@ -29,8 +29,8 @@ from conformance.cases.generators import cholesky, normal, positive, probability
 from tests.oracle.mp_partials import (
     assert_partial_close,
     input_scale,
-    partial_sensitivity,
     rounded_inputs,
+    sensitivity_terms,
 )
 
 RTOL = 1e-12
@@ -770,7 +770,7 @@ def test_generated_edges_match_mpmath(case: MpCase, judged: list[str]) -> None:
                 float(np.ravel(grads[name])[0]),
                 want,
                 input_scale(fam, case.parametrization, name, float(params[name])),
-                lambda name=name: partial_sensitivity(case.mp_eval, mp_p, mp_v, name, rounded),
+                lambda name=name: sensitivity_terms(case.mp_eval, mp_p, mp_v, name, rounded),
                 name,
                 rtol,
             )

@@ -8,6 +8,7 @@ the samplers' moments.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,8 +23,8 @@ from conformance.cases.generators import cholesky, normal, spd
 from tests.oracle.mp_partials import (
     assert_partial_close,
     input_scale,
-    partial_sensitivity,
     rounded_inputs,
+    sensitivity_terms,
 )
 
 mp = mpmath.mp
@@ -277,20 +278,27 @@ def mp_projected_normal(p: dict, x: Any) -> Any:
 
 
 def mp_sine_bivariate(p: dict, x: Any) -> Any:
-    """The normaliser as Singh et al.'s series, 4π²·Σ C(2m, m)(λ²/(4κ1κ2))^m I_m(κ1) I_m(κ2),
-    summed to convergence (NumPyro's, cut at m = 49); where that needs thousands of terms
-    (|λ| > 200, κ > 1e4), mpmath's quadrature of 2π·∫ e^(κ1 cos θ) I0(√(κ2² + λ² sin²θ)) dθ
-    with nodes packed around the integrand's peaks."""
+    """The density over its normaliser (:func:`_mp_sine_bivariate_log_normaliser`)."""
     k1, k2, lam = p["phi_concentration"], p["psi_concentration"], p["correlation"]
     a, b = x[0] - p["phi_loc"], x[1] - p["psi_loc"]
     body = k1 * mp.cos(a) + k2 * mp.cos(b) + lam * mp.sin(a) * mp.sin(b)
+    return body - _mp_sine_bivariate_log_normaliser(k1, k2, lam, mp.prec)
+
+
+@functools.lru_cache(maxsize=512)
+def _mp_sine_bivariate_log_normaliser(k1: Any, k2: Any, lam: Any, prec: int) -> Any:
+    """The log normaliser as Singh et al.'s series, 4π²·Σ C(2m, m)(λ²/(4κ1κ2))^m I_m(κ1) I_m(κ2),
+    summed to convergence (NumPyro's, cut at m = 49); where that needs thousands of terms
+    (|λ| > 200, κ > 1e4), mpmath's quadrature of 2π·∫ e^(κ1 cos θ) I0(√(κ2² + λ² sin²θ)) dθ
+    with nodes packed around the integrand's peaks. Kept per working precision: the edge tests'
+    second differences move the angles and the locations with it unchanged."""
     if abs(lam) <= 200 and max(k1, k2) <= 1e4:
         ratio = lam**2 / (4 * k1 * k2)
         series = mp.nsum(
             lambda m: mp.binomial(2 * m, m) * ratio**m * mp.besseli(m, k1) * mp.besseli(m, k2),
             [0, mp.inf],
         )
-        return body - mp.log(4 * mp.pi**2 * series)
+        return mp.log(4 * mp.pi**2 * series)
     scale = max(abs(k1), abs(k2), abs(lam))
     grid = np.linspace(-np.pi, np.pi, 1 << 14, endpoint=False)
     rho = np.sqrt(float(k2) ** 2 + (float(lam) * np.sin(grid)) ** 2)
@@ -306,7 +314,7 @@ def mp_sine_bivariate(p: dict, x: Any) -> Any:
         rho_t = mp.sqrt(k2**2 + (lam * mp.sin(t)) ** 2)
         return mp.exp(k1 * mp.cos(t) - scale) * mp.besseli(0, rho_t)
 
-    return body - (mp.log(4 * mp.pi**2 * mp.quad(f, nodes) / (2 * mp.pi)) + scale)
+    return mp.log(4 * mp.pi**2 * mp.quad(f, nodes) / (2 * mp.pi)) + scale
 
 
 def mp_sine_skewed(p: dict, x: Any) -> Any:
@@ -1281,7 +1289,7 @@ def test_generated_edges_match_mpmath(case_id, name, par, params, value, judged)
                 float(np.ravel(grads[k])[0]),
                 want_g,
                 input_scale(fam, par, k, float(params[k])),
-                lambda k=k: partial_sensitivity(density, mp_p, mp_v, k, rounded),
+                lambda k=k: sensitivity_terms(density, mp_p, mp_v, k, rounded),
                 k,
                 rtol,
             )
