@@ -72,10 +72,11 @@ def sensitivity_terms(
 def _second_difference(density: MpDensity, point: dict[str, Any], name: str, i: str) -> float:
     """|x_i·∂²log p/∂name∂x_i| at ``point`` (its inputs by name, the value as "value")."""
 
+    params = {k: v for k, v in point.items() if k != "value"}
+
     def at(**moves: Any) -> Any:
         moved = {k: point[k] + d for k, d in moves.items()}
         x = moved.pop("value", point["value"])
-        params = {k: v for k, v in point.items() if k != "value"}
         return density({**params, **moved}, x)
 
     h = abs(point[name]) * STEP

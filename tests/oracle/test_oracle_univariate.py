@@ -299,9 +299,10 @@ def _mp_gamma_mass(a: Any, za: Any, zb: Any) -> Any:
 @functools.lru_cache(maxsize=512)
 def _mp_gamma_mass_at(a: Any, za: Any, zb: Any, prec: int) -> Any:
     """P(a, zb) − P(a, za) at ``prec`` bits, kept: the edge tests' second differences move the
-    value with the mass unchanged (a quadrature of minutes at a = 1e6). By quadrature of the density where mpmath's series do not converge
-    (a huge a: a = 1e6, z near 1e6), split at the mode and a few widths around it, or from z_a
-    on where that end lies more than a width into the upper tail (:func:`_mp_upper_tail_mass`)."""
+    value with the mass unchanged (a quadrature of minutes at a = 1e6). By quadrature of the
+    density where mpmath's series do not converge (a huge a: a = 1e6, z near 1e6), split at the
+    mode and a few widths around it, or from z_a on where that end lies more than a width into
+    the upper tail (:func:`_mp_upper_tail_mass`)."""
     try:
         return mp.gammainc(a, za, zb, regularized=True)
     except mp.NoConvergence:

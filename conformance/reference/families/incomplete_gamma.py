@@ -112,12 +112,12 @@ def _series_done(a, z, n, term, harmonic, total, d_total) -> bool:
 
 
 def log_lower(a: np.ndarray, z: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(log P(a, z), ∂log γ(a, z)/∂a, S) from the series, γ = Γ(a)·P the lower incomplete gamma:
-    ∂log γ/∂a = log z − 1/a + ∂log S/∂a."""
+    """(log P(a, z), S, ∂log S/∂a) from the series. ∂log γ(a, z)/∂a of the lower incomplete
+    gamma γ = Γ(a)·P is log z − 1/a + ∂log S/∂a; its log z is left to the caller, which may
+    join it with a log of its own (TruncatedGamma's log(rate·x) − log z_b)."""
     s, d_log_s = lower_series(a, z)
     with np.errstate(all="ignore"):
-        log_p = log_prefactor(a, z) - np.log(a) + np.log(s)
-        return log_p, np.log(z) - 1.0 / a + d_log_s, s
+        return log_prefactor(a, z) - np.log(a) + np.log(s), s, d_log_s
 
 
 def upper_fraction(a: np.ndarray, z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
