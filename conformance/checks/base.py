@@ -80,7 +80,8 @@ class Check(ABC):
     #: The laws of draws (``reference.Family.law``) the check needs; None: any family.
     law_kinds: ClassVar[frozenset[str] | None] = None
     #: Whether a family whose draws are a map of noise the oracle knows
-    #: (``reference.Family.has_pathwise``) also gets items, whatever its law.
+    #: (``reference.Family.has_pathwise``), or whose draws' moments it can differentiate
+    #: (``has_pathwise_moments``), also gets items, whatever its law.
     pathwise_maps: ClassVar[bool] = False
     #: With ``draws_only``: whether the check needs draws that vary continuously (no item for
     #: a discrete law, Delta's point mass included).

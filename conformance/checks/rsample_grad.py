@@ -41,6 +41,7 @@ import numpy as np
 
 from conformance.adapters.base import Adapter
 from conformance.check_names import CheckName
+from conformance.checks import gof, pathwise_moments
 from conformance.checks.base import Check, CheckResult
 from conformance.checks.draws import has_rsample
 from conformance.checks.subject import Subject
@@ -152,12 +153,14 @@ class RsampleGradCheck(Check):
             )
         batch = tuple(subject.expected.batch_shape)
         elements = int(np.prod(batch)) if batch else 1
-        n = max(FEWEST, DRAWS // elements)
+        event = tuple(subject.expected.event_shape)
+        multivariate = subject.law.family.value.event_rank > 0
+        # No declared map reads the noise back from a draw: judged in expectation.
+        in_expectation = multivariate and not subject.law.family.has_pathwise()
+        n = pathwise_moments.MOMENT_DRAWS if in_expectation else max(FEWEST, DRAWS // elements)
         seed = subject.draw_seed(self.name)
         adapter = subject.adapter
         assert isinstance(adapter, PathwiseDraws)
-        event = tuple(subject.expected.event_shape)
-        multivariate = subject.law.family.value.event_rank > 0
         extra: dict[str, Any] = {}
         if multivariate:
             if not getattr(adapter, "pathwise_event_draws", False):
@@ -189,6 +192,10 @@ class RsampleGradCheck(Check):
         want = (n, *batch, *event)
         if tuple(x.shape) != want:
             return self.fail(subject, Kind.SHAPE, f"draws of shape {x.shape}, expected {want}")
+        if in_expectation:
+            return self._in_expectation(
+                subject, x, per_draw, total, names, extra["weights"], metrics
+            )
         law = subject.law
         derive = (
             partial(law.pathwise_derivatives, weights=extra["weights"])
@@ -241,6 +248,77 @@ class RsampleGradCheck(Check):
             return CheckResult(True, metrics=metrics)
         kind = Kind.GRAD if compared.kind is Kind.VALUE else compared.kind
         return self.fail(subject, kind, f"{where}: {compared.detail}", metrics)
+
+    def _in_expectation(
+        self,
+        subject: Subject,
+        x: np.ndarray,
+        per_draw: dict[str, Any],
+        total: dict[str, Any],
+        names: list[str],
+        weights: np.ndarray,
+        metrics: dict,
+    ) -> CheckResult:
+        """The draws' derivatives judged by the moments they must give on average
+        (:mod:`conformance.checks.pathwise_moments`)."""
+        rank = len(weights.shape)
+        draws = x.astype(np.float64)
+        weighted = (draws * weights).sum(axis=tuple(range(draws.ndim - rank, draws.ndim)))
+        batch = tuple(subject.expected.batch_shape)
+        moments = subject.law.pathwise_moments(weights, batch, names)
+        metrics.update(
+            judged_in="expectation",
+            item_false_failure_probability=gof.ITEM_ALPHA,
+        )
+        tests: dict[str, list[pathwise_moments.MomentTest]] = {}
+        for name in names:
+            got = subject.numpy(per_draw[name], "read gradients").astype(np.float64)
+            want = (x.shape[0], *np.shape(moments[name][0]))
+            if got.shape != want:
+                return self.fail(
+                    subject, Kind.SHAPE, f"d draw/d {name} of shape {got.shape}, expected {want}"
+                )
+            if not (np.isfinite(got).all() and np.isfinite(draws).all()):
+                bad = int(np.count_nonzero(~np.isfinite(got)))
+                return self.fail(
+                    subject,
+                    Kind.GRAD,
+                    f"d draw/d {name}: {bad} of {got.size} derivatives not finite "
+                    f"({int(np.count_nonzero(~np.isfinite(draws)))} draw coordinates not finite)",
+                    metrics,
+                )
+            summed = subject.numpy(total[name], "read gradients").astype(np.float64)
+            shape = tuple(np.shape(subject.inputs.params[name]))
+            if summed.shape != shape:
+                return self.fail(
+                    subject,
+                    Kind.SHAPE,
+                    f"d Σdraws/d {name} of rsample((n,)) of shape {summed.shape}, expected {shape}",
+                )
+            tests[name] = pathwise_moments.tests_for(name, weighted, got, moments[name], summed)
+        eps = float(np.finfo(x.dtype).eps) if x.dtype.kind == "f" else 0.0
+        verdict = gof.worst(pathwise_moments.judge(tests, eps))
+        metrics.update(
+            statistic=verdict.statistic,
+            value=verdict.value,
+            threshold=verdict.threshold,
+            worst_element=list(verdict.element),
+            worst_parameter=verdict.projection,
+            test_false_failure_probability=verdict.alpha,
+            max_err_over_tol=verdict.ratio,
+            **verdict.details,
+        )
+        if verdict.passed:
+            return CheckResult(True, metrics=metrics)
+        message = (
+            f"{verdict.statistic} = {verdict.value:.6g} exceeds its threshold "
+            f"{verdict.threshold:.6g} at index {verdict.element} of the derivative by "
+            f"{verdict.projection} (batch {batch} + its event): mean {verdict.details['mean']:.6g} "
+            f"over {verdict.details['draws']} draws where the oracle's moments give "
+            f"{verdict.details['expected']:.6g} (false-failure probability {verdict.alpha:.3g} "
+            f"per test, {gof.ITEM_ALPHA:g} per item)"
+        )
+        return self.fail(subject, Kind.GRAD, message, metrics)
 
     def _summed(self, subject: Subject, derive, summed: Any, total: Any, name: str, structure):
         """The gradient of rsample((n,))'s sum by ``name`` against the oracle's derivatives

@@ -341,6 +341,18 @@ class DrawLaw:
                 judged_by[k] = judged & (np.all(finite, axis=axes) if axes else finite)
         return ImplicitDerivatives(exact, sensitivity, judged_by)
 
+    @timing.timed("oracle")
+    def pathwise_moments(
+        self, weights: np.ndarray, batch: tuple[int, ...], names: list[str]
+    ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+        """(∂E[s]/∂θ, ∂E[s²]/∂θ), s = Σ_event w·x, per batch element for each parameter in
+        ``names`` (:meth:`reference.Family.pathwise_moments`)."""
+        with np.errstate(all="ignore"):
+            found = self.family.pathwise_moments(
+                self.params, weights, batch, self.parametrization, self.options
+            )
+        return {k: found[k] for k in names}
+
     def _implicit(
         self,
         params,

@@ -28,6 +28,11 @@ TORCH_MVN_PATHWISE = (
     "--family=MultivariateNormal",
     "--check=sample_fit,rsample_grad",
 )
+TORCH_DIRICHLET_PATHWISE = (
+    "--framework=torch",
+    "--family=Dirichlet",
+    "--check=sample_fit,rsample_grad",
+)
 TORCH_ONE_HOT_DRAWS = (
     "--framework=torch",
     "--family=OneHotCategorical",
@@ -258,6 +263,21 @@ CATALOGUE: tuple[Mutant, ...] = (
         apply=torch_mutants.apply_mvn_rsample_grad_coordinates_reversed,
         selection=TORCH_MVN_PATHWISE,
         killers=("*/multivariate_normal.yaml::cov-unbatched[torch-float32-rsample_grad]",),
+        spared=("*-sample_fit]",),
+        kinds=(Kind.GRAD,),
+    ),
+    Mutant(
+        name="dirichlet-rsample-grad-without-simplex-term",
+        title="draws' gradients only: Dirichlet.rsample's backward pass without the simplex's "
+        "−x·Σ term",
+        replicates="a simplex sampler's backward pass of the class of pytorch/pytorch#4602 "
+        "(Dirichlet.rsample's gradient wrong for more than two categories), judged in "
+        "expectation: no draw shows the Gamma draws' sum its derivative depends on",
+        link="https://github.com/pytorch/pytorch/pull/4602",
+        framework="torch",
+        apply=torch_mutants.apply_dirichlet_rsample_grad_without_simplex_term,
+        selection=TORCH_DIRICHLET_PATHWISE,
+        killers=("*/dirichlet.yaml::scalar-batch[torch-float32-rsample_grad]",),
         spared=("*-sample_fit]",),
         kinds=(Kind.GRAD,),
     ),

@@ -235,6 +235,25 @@ def apply_mvn_rsample_grad_coordinates_reversed(patch: Patcher) -> None:
     patch.setattr(MultivariateNormal, "rsample", rsample)
 
 
+def apply_dirichlet_rsample_grad_without_simplex_term(patch: Patcher) -> None:
+    """Dirichlet.rsample with the same draws and a backward pass that forgets the simplex: each
+    coordinate's gradient as if it moved alone, without the −x·Σ(x·grad_output) term that keeps
+    the draws' derivatives summing to 0 (the class of pytorch/pytorch#4602, where Dirichlet's
+    reparameterised gradient was wrong for more than two categories). No draw shows the noise
+    these derivatives multiply, so only a check in expectation sees it."""
+    import torch
+    from torch.distributions import dirichlet
+
+    def backward(x: Any, concentration: Any, grad_output: Any) -> Any:
+        total = concentration.sum(-1, True).expand_as(concentration)
+        grad = torch._dirichlet_grad(x, concentration, total)
+        return (
+            grad * grad_output
+        )  # MUTATION: torch has (grad_output - (x * grad_output).sum(-1, True))
+
+    patch.setattr(dirichlet, "_Dirichlet_backward", backward)
+
+
 def apply_one_hot_draws_probs_as_logits(patch: Patcher) -> None:
     """OneHotCategorical.sample draws its categories with the probabilities read as logits (a
     probs/logits mix-up in the sampler only): log_prob is right, the draws' law is the softmax

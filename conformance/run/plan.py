@@ -269,7 +269,9 @@ def _applies(check: Check, case: Case, params64, draws_ok: bool) -> bool:
     family = reference.get_family(case.family)
     if check.continuous_draws and family.value.discrete:
         return False
-    if check.law_kinds is None or (check.pathwise_maps and family.has_pathwise()):
+    if check.law_kinds is None or (
+        check.pathwise_maps and (family.has_pathwise() or family.has_pathwise_moments())
+    ):
         return True
     law = family.law(case.parametrization)
     if law == reference.PMF and family.value.event_rank > 0:

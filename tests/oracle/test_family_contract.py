@@ -37,6 +37,9 @@ HOOKS = {
     "no_law",
     # rsample_grad of multivariate draws: the pathwise derivatives of the draws' map of noise.
     "_pathwise",
+    # ... and where no map reads the noise back (Dirichlet): the moments of Σ w·x, whose
+    # derivatives the draws' mean pathwise derivatives must give.
+    "_draw_moments",
     # Where the draws' density is not log_prob (rsample_grad's implicit derivatives).
     "draw_log_density",
 }

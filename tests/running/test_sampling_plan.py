@@ -130,10 +130,16 @@ def test_rsample_grad_items_are_float32_continuous_and_where_an_adapter_offers_t
 def test_rsample_grad_items_for_multivariate_draws_with_a_known_map_of_noise() -> None:
     """MultivariateNormal's draws are loc + chol(Σ)·ε in every framework that offers pathwise
     draws, so rsample_grad has items for it (float32, one per case); Dirichlet's draws have
-    no map the oracle knows (normalised Gamma draws), so it has none."""
-    found = _rsample_grad_items(("multivariate_normal.yaml", "dirichlet.yaml"), "torch,numpyro")
-    assert {s.case.family for s in found} == {"MultivariateNormal"}
+    no map the oracle knows (normalised Gamma draws), but the oracle knows their moments, so
+    it has items judged in expectation; ProjectedNormal's have neither, and no item."""
+    found = _rsample_grad_items(
+        ("multivariate_normal.yaml", "dirichlet.yaml", "projected_normal.yaml"), "torch,numpyro"
+    )
+    assert {s.case.family for s in found} == {"MultivariateNormal", "Dirichlet"}
     assert {s.adapter.name for s in found} == {"torch", "numpyro"}
     assert {s.dtype for s in found} == {"float32"}
     assert reference.get_family("MultivariateNormal").has_pathwise()
     assert not reference.get_family("Dirichlet").has_pathwise()
+    assert reference.get_family("Dirichlet").has_pathwise_moments()
+    projected = reference.get_family("ProjectedNormal")
+    assert not projected.has_pathwise() and not projected.has_pathwise_moments()

@@ -55,6 +55,15 @@ class Dirichlet(Family):
             found.append(projections.coordinate(i, cdf))
         return found
 
+    def _draw_moments(self, params, weights, parametrization, options):
+        """With α₀ = Σα, A = Σ w·α and B = Σ w²·α: E[s] = A/α₀ and, as
+        E[x_i x_j] = α_i(α_j + δ_ij)/(α₀(α₀ + 1)), E[s²] = (A² + B)/(α₀(α₀ + 1))."""
+        alpha = params["concentration"]
+        total = alpha.sum(-1)
+        a = (weights * alpha).sum(-1)
+        b = (weights * weights * alpha).sum(-1)
+        return a / total, (a * a + b) / (total * (total + 1.0))
+
     def _sample(self, params, shape, rng, parametrization):
         g = rng.gamma(params["concentration"])
         return g / g.sum(-1, keepdims=True)

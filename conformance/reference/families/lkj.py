@@ -48,6 +48,17 @@ class LKJ(LKJCholesky):
             "value": (eta - 1.0)[..., None, None] * (np.swapaxes(inv, -1, -2) @ inv),
         }
 
+    def _draw_moments(self, params, weights, parametrization, options):
+        """C's diagonal is 1, and C ↦ D C D for D = diag(±1) keeps the law, so its off-diagonal
+        entries are uncorrelated, each of mean 0 and variance v = 1/(2η + d − 1) ((r + 1)/2 ~
+        Beta(η − 1 + d/2, η − 1 + d/2)). With s = Σ w·C and u_ij = w_ij + w_ji: E[s] = Σ w_ii,
+        E[s²] = (Σ w_ii)² + v·Σ_{i<j} u_ij²."""
+        d, eta = _dim(params), params["concentration"]
+        v = 1.0 / (2.0 * eta + d - 1.0)
+        trace = float(np.trace(weights))
+        pairs = float((np.triu(weights + weights.T, 1) ** 2).sum())
+        return np.full(eta.shape, trace), trace**2 + v * pairs
+
     def _sample(self, params, shape, rng, parametrization):
         chol = super()._sample(params, shape, rng, parametrization)
         c = chol @ np.swapaxes(chol, -1, -2)

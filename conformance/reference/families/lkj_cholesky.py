@@ -114,11 +114,42 @@ class LKJCholesky(Family):
         as_corr = projections.gram if self.value.support == "corr_cholesky" else projections.vector
         return projections.lkj_correlations(params["concentration"], _dim(params), as_corr)
 
+    def _draw_moments(self, params, weights, parametrization, options):
+        """Row i of the factor is (√y_i·u_i, √(1 − y_i)) with y_i ~ Beta(i/2, η + (d − 1 − i)/2)
+        and u_i uniform on the unit sphere, the rows independent (the onion method); and
+        L ↦ D L D for D = diag(±1) keeps the law. So E[L_ij] = 0 off the diagonal, the entries
+        are uncorrelated but for the diagonal's, E[L_ij²] = v = 1/(2η + d − 1) (j < i),
+        E[L_ii²] = 1 − i·v, and m_i = E[L_ii] = B(b_i + ½, i/2)/B(b_i, i/2), b_i = η + (d − 1 − i)/2.
+        With s = Σ w·L: E[s] = Σ w_ii m_i and
+        E[s²] = (Σ w_ii m_i)² − Σ w_ii² m_i² + Σ w_ii²(1 − i·v) + v·Σ_{i>j} w_ij²."""
+        d, eta = _dim(params), params["concentration"]
+        i = np.arange(d, dtype=np.float64)
+        b = eta[..., None] + 0.5 * (d - 1 - i)
+        a = 0.5 * i
+        log_m = (
+            special.gammaln(b + 0.5) - special.gammaln(b) + special.gammaln(a + b)
+            - special.gammaln(a + b + 0.5)
+        )  # fmt: skip
+        m = np.where(i == 0, 1.0, np.exp(log_m))
+        v = 1.0 / (2.0 * eta + d - 1.0)
+        diag = np.diagonal(weights)
+        below = float((np.tril(weights, -1) ** 2).sum())
+        mean = (diag * m).sum(-1)
+        second = (
+            mean**2
+            - (diag**2 * m**2).sum(-1)
+            + float((diag**2).sum())
+            + v * (below - float((i * diag**2).sum()))
+        )
+        return mean, second
+
     def _sample(self, params, shape, rng, parametrization):
-        """The onion method (LKJ 2009, §3.2), as torch and NumPyro draw."""
+        """The onion method (LKJ 2009, §3.2): row i's squared off-diagonal norm is
+        Beta(i/2, η + (d − 1 − i)/2), as NumPyro draws (torch draws Beta(i − ½, …) for i ≥ 2, a
+        known failure: torch-lkj-cholesky-onion-beta)."""
         d, eta = _dim(params), params["concentration"]
         offset = np.concatenate([[0.0], np.arange(d - 1, dtype=np.float64)])
-        beta_a = offset + 0.5
+        beta_a = 0.5 * np.maximum(np.arange(d, dtype=np.float64), 1.0)
         beta_b = eta[..., None] + 0.5 * (d - 2) - 0.5 * offset
         y = rng.beta(beta_a, beta_b)[..., None]
         u = np.tril(rng.standard_normal((*shape, d, d)), -1)

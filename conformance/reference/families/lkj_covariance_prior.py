@@ -23,7 +23,7 @@ import numpy as np
 from scipy import special
 
 from .. import projections
-from ..core import Arrays, Options, ParamInfo, Projection, ValueInfo
+from ..core import Arrays, Family, Options, ParamInfo, Projection, ValueInfo
 from .lkj_cholesky import LKJCholesky, _dim, _half_offsets, log_lkj_normalizer
 from .wishart import _chol_or_identity
 
@@ -39,6 +39,10 @@ def _parts(value: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 class LKJCovariancePrior(LKJCholesky):
+    #: Its draws are covariances (a Gamma sd per row times the LKJ factor): the factor's
+    #: moments are not theirs.
+    _draw_moments = Family._draw_moments
+
     def _log_prob(
         self, params: Arrays, value: np.ndarray, parametrization: str, options: Options
     ) -> np.ndarray:

@@ -1,0 +1,156 @@
+"""Pathwise derivatives judged in expectation: the draws' moments, differentiated.
+
+Where a draw does not show the noise its derivative multiplies (a Dirichlet draw is Gamma draws
+normalised, and their sum is lost), no number is right for one draw's derivative. What every
+reparameterisation x = T(θ, ε) shares is d/dθ E[g(x)] = E[∇g(x)·∂x/∂θ] for each smooth g. With
+s = Σ_event w·x (the check's distinct weights) and g = s, g = s², the means over the draws of
+
+* ∂s/∂θ (what a loss linear in the draws gets), and
+* 2s·∂s/∂θ (what one quadratic in them gets: a derivative right on average but wrong in how it
+  moves with the draw fails here),
+
+must be the oracle's ∂E[s]/∂θ and ∂E[s²]/∂θ (``reference.Family.pathwise_moments``); and the
+gradient of rsample((n,))'s Σs, divided by n, must be the first of them, summed over the
+dimensions the parameter was broadcast along.
+
+Each is a mean of n independent terms, judged by its t statistic (the sample's own standard
+deviation) against the normal quantile of :data:`gof.ITEM_ALPHA` split over the item's tests,
+two-sided: the central limit theorem's approximation, which holds for the light tails these
+terms have (the largest one term's share of the sum of squares is reported; a tail heavy
+enough to spoil the approximation shows there, and ``conformance calibrate`` measures the
+false-failure rate). A float rounding of each term (:data:`ROUNDING_ULPS` of the dtype's
+epsilon times the terms' mean magnitude) is allowed besides.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import special
+
+from conformance.checks import gof
+
+#: Draws per item for a judgement in expectation: the t statistic's threshold at about 5.5
+#: sees a bias of a few per cent of the terms' spread.
+MOMENT_DRAWS = 2**13
+#: Units in the last place (of the draws' dtype) of the terms' mean magnitude allowed besides
+#: the statistical threshold: each term is a rounded number.
+ROUNDING_ULPS = 16
+
+
+@dataclass(frozen=True)
+class MomentTest:
+    """One mean to judge: the estimate of each element, the standard deviation of one term,
+    the number of terms, what the mean must be, and how the statistic is named."""
+
+    statistic: str
+    mean: np.ndarray
+    spread: np.ndarray
+    n: int
+    expected: np.ndarray
+    #: The terms' mean magnitude, for the rounding allowance.
+    magnitude: np.ndarray
+    #: The largest one term's share of the sum of squared deviations (a heavy tail shows here).
+    largest_share: float
+
+    @classmethod
+    def of_terms(cls, statistic: str, terms: np.ndarray, expected: np.ndarray) -> MomentTest:
+        """The mean of ``terms`` (n, …) over the leading axis."""
+        mean = terms.mean(0)
+        deviations = (terms - mean) ** 2
+        with np.errstate(divide="ignore", invalid="ignore"):
+            share = np.nan_to_num(deviations.max(0) / deviations.sum(0))
+        return cls(
+            statistic,
+            mean,
+            terms.std(0, ddof=1),
+            terms.shape[0],
+            np.asarray(expected, dtype=np.float64),
+            np.abs(terms).mean(0),
+            float(share.max()) if share.size else 0.0,
+        )
+
+
+def _t_verdict(test: MomentTest, alpha: float, eps: float, parameter: str) -> gof.Verdict:
+    """The worst element of one test's t statistics (mean − expected)/(sd/√n), past the
+    rounding allowance, against the two-sided normal quantile of ``alpha``."""
+    limit = float(-special.ndtri(alpha / 2.0))
+    allowed = ROUNDING_ULPS * eps * test.magnitude
+    error = np.maximum(np.abs(test.mean - test.expected) - allowed, 0.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = np.where(error == 0.0, 0.0, error / (test.spread / np.sqrt(test.n)))
+    t = np.where(np.isnan(t), np.inf, np.atleast_1d(t))  # a non-finite mean fails
+    flat = int(np.argmax(t))
+    shape = np.shape(test.expected)
+    at = tuple(int(i) for i in np.unravel_index(flat, shape)) if shape else ()
+    value = float(t.flat[flat])
+    return gof.Verdict(
+        bool(value <= limit),
+        f"|t| of the mean of {test.statistic}",
+        value,
+        limit,
+        at,
+        parameter,
+        alpha,
+        value / limit,
+        {
+            "mean": float(np.asarray(test.mean).flat[flat]),
+            "expected": float(test.expected.flat[flat]),
+            "draws": test.n,
+            "largest_term_share": test.largest_share,
+        },
+    )
+
+
+def judge(tests: dict[str, list[MomentTest]], eps: float) -> list[gof.Verdict]:
+    """Every test's verdict, at :data:`gof.ITEM_ALPHA` split evenly over every element of every
+    test (keyed by parameter)."""
+    count = sum(max(int(np.prod(np.shape(t.expected))), 1) for ts in tests.values() for t in ts)
+    alpha = gof.ITEM_ALPHA / max(count, 1)
+    return [_t_verdict(t, alpha, eps, name) for name, ts in tests.items() for t in ts]
+
+
+def reduce_per_draw(terms: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """Per draw (the leading axis), ``terms`` summed over the batch dimensions a parameter of
+    ``shape`` lacks or has of size 1: what the gradient of a sum over the batch gets."""
+    lead = terms.ndim - 1 - len(shape)
+    out = terms.sum(axis=tuple(range(1, 1 + lead))) if lead > 0 else terms
+    axes = tuple(i + 1 for i, size in enumerate(shape) if size == 1 and out.shape[i + 1] != 1)
+    return out.sum(axis=axes, keepdims=True) if axes else out
+
+
+def tests_for(
+    name: str,
+    weighted: np.ndarray,
+    per_draw: np.ndarray,
+    moments: tuple[np.ndarray, np.ndarray],
+    summed: np.ndarray | None,
+) -> list[MomentTest]:
+    """The tests of one parameter ``name`` from s per draw (n, *batch), each draw's ∂s/∂θ
+    (n, *batch, *θ's event), the oracle's (∂E[s]/∂θ, ∂E[s²]/∂θ) per batch element, and, where
+    given, the gradient of Σs over rsample((n,)) (the parameter's own shape)."""
+    first, second = moments
+    s = weighted.reshape(weighted.shape + (1,) * (per_draw.ndim - weighted.ndim))
+    found = [
+        MomentTest.of_terms(f"∂s/∂{name}", per_draw, first),
+        MomentTest.of_terms(f"2s·∂s/∂{name}", 2.0 * s * per_draw, second),
+    ]
+    if summed is not None:
+        shape = tuple(np.shape(summed))
+        reduced = reduce_per_draw(per_draw, shape)
+        n = per_draw.shape[0]
+        expected = reduce_per_draw(np.broadcast_to(first, per_draw.shape[1:])[None], shape)[0]
+        like = MomentTest.of_terms("", reduced, expected)
+        found.append(
+            MomentTest(
+                f"∂Σs/∂{name} over rsample((n,)), per draw",
+                np.asarray(summed, dtype=np.float64) / n,
+                like.spread,
+                n,
+                expected,
+                like.magnitude,
+                like.largest_share,
+            )
+        )
+    return found
