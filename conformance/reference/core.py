@@ -685,6 +685,13 @@ class Family(ABC):
             )
         return {k: (found[0][k], found[1][k]) for k in wrt}
 
+    def moments_unjudged(self, params: Arrays, parametrization: str | None = None) -> str:
+        """Why the draws' mean pathwise derivatives cannot be judged at ``params`` at the
+        stated false-failure rate ("" where they can): a derivative of infinite variance (a
+        direction y/‖y‖'s, (I − x·xᵀ)/‖y‖, at d = 2) leaves the t statistic's tails far
+        heavier than the normal's."""
+        return ""
+
     def _draw_moments(
         self, params: Arrays, weights: np.ndarray, parametrization: str, options: Options
     ) -> tuple[np.ndarray, np.ndarray]:

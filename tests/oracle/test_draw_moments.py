@@ -16,6 +16,9 @@ POINTS = [
     ("LKJCholesky", {"dimension": 3, "concentration": np.array([0.05, 7.0])}),
     ("LKJ", {"dimension": 4, "concentration": np.array(0.7)}),
     ("LKJ", {"dimension": 2, "concentration": np.array([0.3, 3.0])}),
+    ("ProjectedNormal", {"concentration": np.array([[0.0, 0.0], [0.8, 1.5], [-30.0, -40.0]])}),
+    ("ProjectedNormal", {"concentration": np.array([[0.0, 0.0, 0.0], [1.0, -0.5, 0.3]])}),
+    ("ProjectedNormal", {"concentration": np.array([[300.0, 400.0, 0.0], [0.03, -0.02, 0.0]])}),
 ]
 DRAWS = 400_000
 
@@ -61,6 +64,26 @@ def test_dirichlet_moment_derivatives_are_the_closed_form() -> None:
     total = alpha.sum(-1, keepdims=True)
     want = (w - (w * alpha).sum(-1, keepdims=True) / total) / total
     np.testing.assert_allclose(first, want, rtol=1e-9)
+
+
+def test_projected_normal_moments_at_zero_are_the_uniform_laws() -> None:
+    """At μ = 0 the direction is uniform on the sphere: E[s] = 0, E[s²] = ‖w‖²/d exactly, and
+    ∂E[s]/∂μ = a′(0)·w with a′(0) = √(π/8) at d = 2 (E[c] ≈ r·√(π/8) for a small r)."""
+    family = reference.get_family("ProjectedNormal")
+    for d in (2, 3, 5):
+        w = _weights((d,))
+        first, second = family.draw_moments({"concentration": np.zeros(d)}, w, ())
+        assert first == pytest.approx(0.0, abs=1e-15)
+        assert second == pytest.approx((w * w).sum() / d, rel=1e-12)
+    w = _weights((2,))
+    (slope, _) = family.pathwise_moments({"concentration": np.zeros(2)}, w, ())["concentration"]
+    np.testing.assert_allclose(slope, np.sqrt(np.pi / 8.0) * w, rtol=1e-8)
+
+
+def test_projected_normal_in_two_dimensions_is_not_judged_in_expectation() -> None:
+    family = reference.get_family("ProjectedNormal")
+    assert "infinite variance" in family.moments_unjudged({"concentration": np.ones(2)})
+    assert family.moments_unjudged({"concentration": np.ones(3)}) == ""
 
 
 @pytest.mark.parametrize("d", [3, 4, 6])

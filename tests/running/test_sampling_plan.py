@@ -131,15 +131,16 @@ def test_rsample_grad_items_for_multivariate_draws_with_a_known_map_of_noise() -
     """MultivariateNormal's draws are loc + chol(Σ)·ε in every framework that offers pathwise
     draws, so rsample_grad has items for it (float32, one per case); Dirichlet's draws have
     no map the oracle knows (normalised Gamma draws), but the oracle knows their moments, so
-    it has items judged in expectation; ProjectedNormal's have neither, and no item."""
+    it has items judged in expectation, as do ProjectedNormal, LKJ and LKJCholesky; Wishart
+    has its map (judged draw by draw, its df left out) and no moments."""
     found = _rsample_grad_items(
         ("multivariate_normal.yaml", "dirichlet.yaml", "projected_normal.yaml"), "torch,numpyro"
     )
-    assert {s.case.family for s in found} == {"MultivariateNormal", "Dirichlet"}
+    assert {s.case.family for s in found} == {"MultivariateNormal", "Dirichlet", "ProjectedNormal"}
     assert {s.adapter.name for s in found} == {"torch", "numpyro"}
     assert {s.dtype for s in found} == {"float32"}
     assert reference.get_family("MultivariateNormal").has_pathwise()
-    assert not reference.get_family("Dirichlet").has_pathwise()
-    assert reference.get_family("Dirichlet").has_pathwise_moments()
-    projected = reference.get_family("ProjectedNormal")
-    assert not projected.has_pathwise() and not projected.has_pathwise_moments()
+    for name in ("Dirichlet", "ProjectedNormal", "LKJ", "LKJCholesky"):
+        family = reference.get_family(name)
+        assert not family.has_pathwise() and family.has_pathwise_moments(), name
+    assert not reference.get_family("Wishart").has_pathwise_moments()

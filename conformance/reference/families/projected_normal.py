@@ -18,6 +18,8 @@ binding declares the value's gradient not comparable (see the registry).
 
 from __future__ import annotations
 
+import functools
+import itertools
 import math
 
 import numpy as np
@@ -66,6 +68,25 @@ def log_ray_integrals(t: np.ndarray, d: int) -> tuple[np.ndarray, np.ndarray]:
     return np.where(neg, log_cf, log_direct), np.where(neg, d * g[d], ratio_direct)
 
 
+#: Gauss–Legendre nodes per panel of θ ∈ [0, π], and the panels: [π/2^(k+1), π/2^k] for
+#: k < ANGLE_PANELS, then [0, π/2^ANGLE_PANELS]. A concentration r puts the mass within about
+#: 1/r of θ = 0, which the halving panels resolve at any r up to float64's reach.
+ANGLE_NODES = 24
+ANGLE_PANELS = 48
+
+
+@functools.cache
+def _angle_nodes() -> tuple[np.ndarray, np.ndarray]:
+    """Nodes and weights of the composite Gauss–Legendre rule over θ ∈ [0, π]."""
+    x, w = np.polynomial.legendre.leggauss(ANGLE_NODES)
+    ends = [np.pi / 2.0**k for k in range(ANGLE_PANELS + 1)] + [0.0]
+    nodes, weights = [], []
+    for hi, lo in itertools.pairwise(ends):
+        nodes.append(lo + (hi - lo) * (x + 1.0) / 2.0)
+        weights.append(w * (hi - lo) / 2.0)
+    return np.concatenate(nodes), np.concatenate(weights)
+
+
 class ProjectedNormal(Family):
     def _event_shape(self, params: Arrays, parametrization: str | None) -> tuple[int, ...]:
         return (np.shape(params["concentration"])[-1],)
@@ -92,6 +113,39 @@ class ProjectedNormal(Family):
         along = ratio[..., None] * mu  # ∂/∂x at fixed μ, then its tangent part
         tangent = along - (along * value).sum(-1, keepdims=True) * value
         return {"concentration": d_mu, "value": tangent}
+
+    def moments_unjudged(self, params: Arrays, parametrization: str | None = None) -> str:
+        if np.shape(params["concentration"])[-1] == 2:
+            return (
+                "the pathwise derivative (I − x·xᵀ)/‖y‖ of x = y/‖y‖ has infinite variance at "
+                "d = 2 (‖y‖ near 0 has density ∝ ‖y‖): the mean's t statistic exceeded 5 in "
+                "5e-5 of 10,000 simulated items' tests where the normal law gives 6e-7, so no "
+                "threshold holds the stated false-failure rate"
+            )
+        return ""
+
+    def _draw_moments(self, params, weights, parametrization, options):
+        """The law depends on x only through c = μ̂·x, the cosine of x's angle θ to μ̂
+        (r = ‖μ‖), with density p(r·cos θ) on the sphere; so a = E[c] and b = E[c²] are
+        integrals over θ ∈ [0, π] with the sphere's measure A_(d−2)·sin^(d−2) θ dθ, and by
+        symmetry about μ̂, E[s] = (w·μ̂)·a and E[s²] = b·(w·μ̂)² + (1 − b)/(d − 1)·(‖w‖² − (w·μ̂)²)
+        (any μ̂ at μ = 0, where a = 0 and b = 1/d)."""
+        mu = params["concentration"]
+        d = mu.shape[-1]
+        r = np.sqrt((mu * mu).sum(-1))
+        unit = np.where(r[..., None] > 0, mu / np.where(r > 0, r, 1.0)[..., None], np.eye(d)[0])
+        theta, weight = _angle_nodes()
+        cos, sin = np.cos(theta), np.sin(theta)
+        t = r[..., None] * cos
+        log_i, _ = log_ray_integrals(t, d)
+        log_p = -0.5 * d * LOG_2PI - 0.5 * (r[..., None] ** 2 - t * t) + log_i
+        with np.errstate(divide="ignore"):
+            mass = weight * np.exp(log_p + (d - 2) * np.log(sin))
+        total = mass.sum(-1)  # A_(d−2)·∫ p dθ = 1 up to the rule's error: divided out
+        a, b = (mass * cos).sum(-1) / total, (mass * cos * cos).sum(-1) / total
+        along = (weights * unit).sum(-1)
+        norm = float((weights * weights).sum())
+        return along * a, b * along**2 + (1.0 - b) / (d - 1) * (norm - along**2)
 
     def _sample(self, params, shape, rng, parametrization):
         mu = params["concentration"]
