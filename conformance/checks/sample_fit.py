@@ -95,6 +95,13 @@ class SampleFitCheck(Check):
                 "the pmf to them (conformance.expect.laws.PMF_GRID)",
                 metrics=metrics,
             )
+        if not verdicts:
+            return CheckResult(
+                True,
+                skip_reason="the oracle knows the law of no one-dimensional statistic of these "
+                "draws (reference.Family._projections gives none at these parameters)",
+                metrics=metrics,
+            )
         verdict = gof.worst(verdicts)
         column = verdict.element[0] if verdict.element else 0
         if verdict.element and batch:
