@@ -48,6 +48,7 @@ callables.ornstein_uhlenbeck
 
 # API the suite's own tests (and downstream tools) use; the package itself does not call it.
 core.Family.elementwise_grad  # the oracle's per-element gradients: tests/oracle
+core.Family.draw_moments  # the moments themselves, against the oracle's draws: tests/oracle/test_draw_moments.py
 results.load_results  # results.json's reader: tests/running/test_robustness.py
 coverage.readme_line  # the README's coverage line: tests/project/test_coverage.py
 coverage.FrameworkCoverage.stale_exclusions  # tests/project/test_coverage.py fails on one

@@ -25,6 +25,7 @@ import math
 import numpy as np
 from scipy import special
 
+from .. import projections
 from ..core import Arrays, Family, Options, ParamInfo, Projection, ValueInfo
 
 LOG_2PI = np.log(2.0 * np.pi)
@@ -98,13 +99,13 @@ def _angle_density(r: np.ndarray, t: np.ndarray) -> np.ndarray:
 
 
 def _signed_angle(r: np.ndarray, unit: np.ndarray) -> Projection:
-    """The signed angle θ of a two-dimensional draw from μ̂, with P(Θ ≤ θ) = ½ + sign θ·G(|θ|),
-    G(y) = ∫_0^y of the angle's density (symmetric about 0). G has no closed form: at each
-    column's values, sorted, the density is integrated between neighbours (and the panel ends
-    of :func:`_angle_nodes`, so a wide gap in the tail is cut where the density bends) by
-    Gauss–Legendre, then summed: every value's G in one pass."""
-    x16, w16 = np.polynomial.legendre.leggauss(16)
+    """The signed angle θ ∈ (−π, π] of a two-dimensional draw from μ̂, whose CDF, with no
+    closed form, the oracle integrates (:func:`projections.integrated_cdf`) between the draws
+    and the panel ends of :func:`_angle_nodes` on either side of 0 (a large ‖μ‖'s mass
+    within 1/‖μ‖ of it)."""
     ends = np.array([np.pi / 2.0**k for k in range(ANGLE_PANELS + 1)])
+    breaks = np.concatenate([-ends, [0.0], ends])
+    radius = np.broadcast_to(r, r.shape)
 
     def apply(x: np.ndarray) -> np.ndarray:
         along = (x * unit).sum(-1)
@@ -112,24 +113,15 @@ def _signed_angle(r: np.ndarray, unit: np.ndarray) -> Projection:
         return np.arctan2(across, along)
 
     def cdf(theta: np.ndarray) -> np.ndarray:
-        theta = np.asarray(theta, dtype=np.float64)
-        shape = np.broadcast_shapes(theta.shape, r.shape)
-        y = np.broadcast_to(np.abs(theta), shape)
-        rr = np.broadcast_to(r, shape)
-        lead = len(shape) - r.ndim
-        columns = y.reshape(int(np.prod(shape[:lead], dtype=int)), -1)
-        radius = rr.reshape(columns.shape)[0]
-        found = np.empty_like(columns)
-        for j in range(columns.shape[1]):
-            values = np.where(np.isfinite(columns[:, j]), np.minimum(columns[:, j], np.pi), 0.0)
-            points = np.unique(np.concatenate([[0.0], values, ends]))
-            a, b = points[:-1, None], points[1:, None]
-            t = a + (b - a) * (x16 + 1.0) / 2.0
-            pieces = (_angle_density(radius[j], t) * w16).sum(-1) * (b - a)[:, 0] / 2.0
-            total = np.concatenate([[0.0], np.cumsum(pieces)])
-            found[:, j] = total[np.searchsorted(points, values)]
-        half = found.reshape(shape)
-        return np.clip(0.5 + np.sign(np.broadcast_to(theta, shape)) * half, 0.0, 1.0)
+        with np.errstate(divide="ignore"):
+            return projections.integrated_cdf(
+                theta,
+                radius.shape,
+                lambda j, t: np.log(_angle_density(radius[j], t)),
+                lambda j: breaks,
+                -np.pi,
+                np.pi,
+            )
 
     return Projection("angle from μ̂", apply, cdf)
 
