@@ -1656,6 +1656,17 @@ def test_gaussian_state_space_vs_scipy_and_its_sampler() -> None:
         "covariance_matrix",
     )
     assert np.cov(draws[:, -1].T) == pytest.approx(cov[-2:, -2:], rel=0.03)
+    # sample_fit's projections of the path: draws of scipy's Gaussian of the whole path (the
+    # covariance built here) fit every one of them.
+    one = {**params, "initial_value": z0[0]}
+    path = stats.multivariate_normal(
+        np.concatenate([power[t + 1] @ z0[0] for t in range(steps)]), cov
+    ).rvs(50_000, random_state=114)
+    found = fam.projections(one, (), "covariance_matrix")
+    assert len(found) == 5
+    for projection in found:
+        values = projection.apply(path.reshape(-1, steps, 2))
+        assert stats.kstest(values, projection.cdf).pvalue > 1e-4, projection.name
 
 
 @needs("EulerMaruyama")

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import projections
 from ..core import Arrays, Family, Options, OracleError, ParamInfo, ValueInfo
 from .wishart import _chol_or_identity, _eye_where_invalid
 
@@ -24,6 +25,11 @@ def _previous(params: Arrays, value: np.ndarray) -> np.ndarray:
     """(z_0, …, z_(T−1)): the initial value, then the path without its last state."""
     z0 = np.broadcast_to(params["initial_value"], value.shape[:-2] + value.shape[-1:])
     return np.concatenate([z0[..., None, :], value[..., :-1, :]], axis=-2)
+
+
+def _flatten_path(x: np.ndarray) -> np.ndarray:
+    """A path (…, T, n) as one vector (…, T·n), time major."""
+    return x.reshape(*x.shape[:-2], -1)
 
 
 class GaussianStateSpace(Family):
@@ -104,6 +110,32 @@ class GaussianStateSpace(Family):
             out[parametrization] = g - steps * (1.0 / diag)[..., None] * np.eye(n)
         return out
 
+    def _projections(self, params, parametrization, options):
+        """The path is z = m + M·ε with m_t = A^t·z_0 and M block lower triangular (block
+        (t, k) = A^(t−k), k ≤ t) over the innovations ε_k ~ N(0, Σ): a Gaussian of covariance
+        M (I_T ⊗ Σ) Mᵀ, whose linear projections (of the flattened path) are Normal."""
+        chol = self._factor(params, parametrization)
+        a = params["transition_matrix"]
+        steps = int(np.asarray(params["num_steps"]))
+        n = a.shape[-1]
+        batch = np.broadcast_shapes(
+            a.shape[:-2], chol.shape[:-2], np.shape(params["initial_value"])[:-1]
+        )
+        powers = [np.broadcast_to(np.eye(n), (*batch, n, n))]
+        for _ in range(steps):
+            powers.append(np.broadcast_to(a, (*batch, n, n)) @ powers[-1])
+        z0 = np.broadcast_to(params["initial_value"], (*batch, n))
+        mean = np.concatenate(
+            [np.einsum("...ij,...j->...i", powers[t], z0) for t in range(1, steps + 1)], axis=-1
+        )
+        factor = np.zeros((*batch, steps * n, steps * n))
+        root = np.broadcast_to(chol, (*batch, n, n))
+        for t in range(steps):
+            for k in range(t + 1):
+                factor[..., t * n : (t + 1) * n, k * n : (k + 1) * n] = powers[t - k] @ root
+        cov = factor @ np.swapaxes(factor, -1, -2)
+        return projections.gaussian(mean, cov, _flatten_path)
+
     def _sample(self, params, shape, rng, parametrization):
         chol = self._factor(params, parametrization)
         a = params["transition_matrix"]
@@ -141,7 +173,4 @@ GAUSSIAN_STATE_SPACE = GaussianStateSpace(
         ),
     },
     value=ValueInfo(2, "real"),
-    no_law=(
-        "a Gaussian path whose covariance the oracle does not form (its log_prob is the product of the transitions): draws are held to their shapes and support"
-    ),
 )
