@@ -919,6 +919,28 @@ def test_horseshoe_prior_is_the_documented_bounds_average(scale: float, x: float
     )
 
 
+@pytest.mark.parametrize(
+    ("scale", "x"),
+    [(1.0, 0.8), (1.0, -1e-6), (1.0, 2e3), (0.01, -3.0), (30.0, 0.5), (1.0, -1e12)],
+)
+def test_horseshoe_draws_law_is_the_horseshoe(scale: float, x: float) -> None:
+    """What the sampler draws (sample_fit's law): the horseshoe's CDF E_λ[Φ(x/(λτ))] and its
+    density (``draw_log_density``), not log_prob's bounds' average, against mpmath."""
+    fam = family("HorseshoePrior")
+    params = {"scale": np.array(scale)}
+    with mp.workdps(30):
+        u = abs(MPF(x)) / scale
+        below = mp.quad(
+            lambda lam: mp.ncdf(-u / lam) * 2 / (mp.pi * (1 + lam**2)),
+            [0, u / 10, u, 10 * u, mp.inf],
+        )
+        want_cdf = below if x < 0 else 1 - below
+        want_density = mp_horseshoe(MPF(scale), MPF(x))
+    assert float(fam.cdf(params, np.array(x))) == pytest.approx(float(want_cdf), rel=1e-12)
+    got = fam.draw_log_density(params, np.array(x), "scale", {})
+    assert float(got) == pytest.approx(float(mp.log(want_density)), rel=1e-12, abs=1e-13)
+
+
 def test_horseshoe_prior_gap_to_the_density_as_declared() -> None:
     """The true density lies between the bounds (Carvalho et al., Theorem 1); the average is 0.78
     to 1.04 of it at scale 1, misses the 1/scale of a scaled density, and integrates to

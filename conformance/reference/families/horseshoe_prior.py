@@ -53,6 +53,29 @@ def _log_sum_and_ratio(t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return log_s, ratio
 
 
+#: The trapezoid rule over v = log λ: step and half-width. With λ = e^v the local scale's
+#: HalfCauchy weight is sech(v)/π dv, analytic in a strip, so the rule converges exponentially
+#: (1e-16 against mpmath at h = 1/8); e^(−50) of the weight lies beyond the ends.
+LOG_SCALE_STEP, LOG_SCALE_HALF_WIDTH = 1.0 / 8.0, 50.0
+#: Values integrated at a time (each against every node).
+CHUNK = 4096
+
+
+def _over_local_scale(scale, value, integrand) -> np.ndarray:
+    """(1/π)·∫ integrand(x·e^(−v)/τ, v)·sech(v) dv, elementwise over scale and value."""
+    v = np.arange(-LOG_SCALE_HALF_WIDTH, LOG_SCALE_HALF_WIDTH + LOG_SCALE_STEP / 2, LOG_SCALE_STEP)
+    w = LOG_SCALE_STEP / (np.pi * np.cosh(v))
+    scale, value = np.broadcast_arrays(np.asarray(scale, float), np.asarray(value, float))
+    flat_scale, flat_value = scale.ravel(), value.ravel()
+    out = np.empty(flat_value.shape)
+    for start in range(0, flat_value.size, CHUNK):
+        part = slice(start, start + CHUNK)
+        z = flat_value[part, None] * np.exp(-v) / flat_scale[part, None]
+        with np.errstate(over="ignore", invalid="ignore"):
+            out[part] = (integrand(z, v) * w).sum(-1)
+    return out.reshape(value.shape)
+
+
 class HorseshoePrior(Family):
     def _log_prob(
         self, params: Arrays, value: np.ndarray, parametrization: str, options: Options
@@ -67,6 +90,21 @@ class HorseshoePrior(Family):
         with np.errstate(divide="ignore", invalid="ignore"):
             return {"scale": 2.0 * ratio / params["scale"], "value": -2.0 * ratio / value}
 
+    def _cdf(self, params, value, parametrization, options):
+        """The horseshoe's (what the sampler draws): F(x) = E_λ[Φ(x/(λτ))], λ ~ HalfCauchy(1)
+        (:func:`_over_local_scale`)."""
+        return _over_local_scale(params["scale"], value, lambda z, v: special.ndtr(z))
+
+    def draw_log_density(self, params, value, parametrization, options):
+        """The horseshoe's density E_λ[N(x; 0, (λτ)²)], not log_prob's bounds' average."""
+        found = _over_local_scale(
+            params["scale"],
+            value,
+            lambda z, v: np.exp(-0.5 * z * z - v) / np.sqrt(2.0 * np.pi),
+        )
+        with np.errstate(divide="ignore"):
+            return np.log(found / params["scale"])
+
     def _sample(self, params, shape, rng, parametrization):
         # The horseshoe itself: x ~ Normal(0, λ·τ), λ ~ HalfCauchy(1).
         lam = np.abs(rng.standard_cauchy(size=shape))
@@ -77,7 +115,4 @@ HORSESHOE_PRIOR = HorseshoePrior(
     name="HorseshoePrior",
     parametrizations={"scale": {"scale": ParamInfo(0, "positive")}},
     value=ValueInfo(0, "real"),
-    no_law=(
-        "GPyTorch's log_prob is an average of two bounds on the horseshoe density, not the law its sampler draws from (the horseshoe), whose CDF the oracle does not have"
-    ),
 )
