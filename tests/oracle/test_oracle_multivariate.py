@@ -1701,3 +1701,14 @@ def test_euler_maruyama_is_the_chain_of_normal_steps_and_samples_it() -> None:
     assert draws[:, -1].var() == pytest.approx(v, rel=0.02)
     bad = fam.log_prob({**params, "t": np.array([0.0, 0.5, 0.2, 1.0])}, x[0])
     assert np.isnan(bad)
+    # sample_fit's law: the path's Gaussian, whose log density is log_prob's chain of steps,
+    # with batched time grids too.
+    from conformance.reference.families.euler_maruyama import path_gaussian
+
+    grids = {**params, "t": np.array([t, [0.0, 1e-3, 1.0, 100.0]]), "init_scale": np.float64(2.0)}
+    mean, cov = path_gaussian(grids)
+    for row in range(2):
+        gauss = stats.multivariate_normal(mean[row], cov[row]).logpdf(x)
+        one = {**grids, "t": grids["t"][row]}
+        # (the second grid's steps, 1e-3 beside 100, leave scipy's factorisation 2e-10 off)
+        assert_close(fam.log_prob(one, x), gauss, rtol=1e-9)

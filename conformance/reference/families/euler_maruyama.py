@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import projections
 from ..core import Arrays, Family, Options, ParamInfo, ValueInfo
 from .normal import HALF_LOG_2PI
 
@@ -25,6 +26,29 @@ def _parts(params: Arrays, value: np.ndarray):
     drift = theta * (mu - prev)
     r = value[..., 1:] - prev - dt * drift
     return theta, sigma, dt, drift, r, sigma * sigma * dt
+
+
+def path_gaussian(params: Arrays) -> tuple[np.ndarray, np.ndarray]:
+    """The discretised Ornstein–Uhlenbeck path's mean and covariance: it is linear in its
+    noises, x_0 = m_0 + s_0·ε_0 and x_k = a_k·x_(k−1) + θμΔ_k + s_k·ε_k with a_k = 1 − θΔ_k,
+    s_k = σ√Δ_k, so x = m + M·ε with M[k, j] = s_j·Π_(j<i≤k) a_i and covariance M Mᵀ."""
+    theta, mu, sigma = (float(np.asarray(params[k])) for k in ("theta", "mu", "sigma"))
+    t = np.asarray(params["t"], dtype=np.float64)
+    loc, scale = params["init_loc"], params["init_scale"]
+    batch = np.broadcast_shapes(t.shape[:-1], np.shape(loc), np.shape(scale))
+    steps = t.shape[-1]
+    t = np.broadcast_to(t, (*batch, steps))
+    dt = np.diff(t, axis=-1)
+    a = 1.0 - theta * dt
+    noise = np.concatenate([np.broadcast_to(scale, batch)[..., None], sigma * np.sqrt(dt)], axis=-1)
+    mean = [np.broadcast_to(loc, batch)]
+    factor = np.zeros((*batch, steps, steps))
+    factor[..., 0, 0] = noise[..., 0]
+    for k in range(1, steps):
+        mean.append(a[..., k - 1] * mean[-1] + theta * mu * dt[..., k - 1])
+        factor[..., k, :k] = a[..., k - 1, None] * factor[..., k - 1, :k]
+        factor[..., k, k] = noise[..., k]
+    return np.stack(mean, axis=-1), factor @ np.swapaxes(factor, -1, -2)
 
 
 class EulerMaruyama(Family):
@@ -64,6 +88,11 @@ class EulerMaruyama(Family):
             "value": d_x,
         }
 
+    def _projections(self, params, parametrization, options):
+        """A Gaussian path (:func:`path_gaussian`): its linear projections are Normal."""
+        mean, cov = path_gaussian(params)
+        return projections.gaussian(mean, cov, projections.vector)
+
     def _sample(self, params, shape, rng, parametrization):
         theta, mu, sigma = (float(np.asarray(params[k])) for k in ("theta", "mu", "sigma"))
         t = np.broadcast_to(params["t"], (*shape, np.shape(params["t"])[-1]))
@@ -89,7 +118,4 @@ EULER_MARUYAMA = EulerMaruyama(
         }
     },
     value=ValueInfo(1, "real_vector"),
-    no_law=(
-        "a Gaussian path whose covariance the oracle does not form (its log_prob is the product of the Euler–Maruyama transitions): draws are held to their shapes and support"
-    ),
 )
