@@ -10,6 +10,7 @@ from functools import cache
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from conformance import reference
 from conformance.cases.derived.edges import EDGE_TAG
@@ -66,10 +67,12 @@ def test_cases_with_the_same_parameters_share_an_item() -> None:
     assert max(keys.values()) == 1, keys.most_common(1)
 
 
-def test_a_family_without_a_law_gets_shapes_alone() -> None:
-    """HorseshoePrior declares no law (no_law); Geometric's (a scalar pmf) is fitted, and a
-    discrete vector law (Multinomial) on its counts' projections."""
-    by_family = {(s.case.family, s.check.name) for s in _specs()}
+def test_a_family_without_a_law_gets_shapes_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A family that declares no law (``no_law``, with why) gets sample_shapes and no
+    sample_fit; Geometric's (a scalar pmf) is fitted, and a discrete vector law (Multinomial)
+    on its counts' projections."""
+    monkeypatch.setattr(reference.get_family("HorseshoePrior"), "no_law", "for this test")
+    by_family = {(s.case.family, s.check.name) for s in _specs.__wrapped__()}  # planned afresh
     assert ("HorseshoePrior", CheckName.SAMPLE_SHAPES) in by_family
     assert ("HorseshoePrior", CheckName.SAMPLE_FIT) not in by_family
     assert ("Geometric", CheckName.SAMPLE_FIT) in by_family
@@ -79,6 +82,17 @@ def test_a_family_without_a_law_gets_shapes_alone() -> None:
     found = plan(Settings.from_sources(parse_options(argv)[0], {}), root=REPO)
     checks = {s.check.name for s in found if isinstance(s, CheckSpec)}
     assert checks == {CheckName.SAMPLE_SHAPES, CheckName.SAMPLE_FIT}
+
+
+def test_every_family_that_draws_has_a_law() -> None:
+    """No family's draws are held to their shapes alone: each declares a CDF, a pmf or
+    projections with known laws (HorseshoePrior the horseshoe's, though its log_prob is
+    GPyTorch's approximation)."""
+    lawless = [n for n, f in reference.FAMILIES.items() if not f.no_draws and not f.law()]
+    assert lawless == []
+    assert ("HorseshoePrior", CheckName.SAMPLE_FIT) in {
+        (s.case.family, s.check.name) for s in _specs()
+    }
 
 
 def test_families_with_nothing_to_draw_get_no_sampling_items() -> None:
