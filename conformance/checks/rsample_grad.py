@@ -24,7 +24,11 @@ cov_factor: more noises than coordinates) is declared by the family
 
 A sampler that combines several noises (torch's StudentT: a normal over a chi) has a per-draw
 derivative that differs from the identity's while agreeing in expectation; the adapter declares
-those parameters (``pathwise_exempt``, with the reason) and they are not judged here.
+those parameters (``pathwise_exempt``, with the reason). Where the oracle knows the law's first
+two moments (``reference.Family.draw_moments``), they, and every parameter of a multivariate
+family no declared map reads the noise back for (Dirichlet), are judged in expectation instead
+(:mod:`conformance.checks.pathwise_moments`: 2¹³ draws, a call of their own); the others are not
+judged, and the item says why.
 
 Only float32 items: the identity's ∂F/∂θ comes from differences of the
 float64 CDF, accurate to about 1e-9 in the bulk of the law, which judges float32's rounding but
@@ -138,11 +142,32 @@ class RsampleGradCheck(Check):
         names, exempt = self._names(subject)
         if not has_rsample(subject):
             return CheckResult(True, skip_reason=f"{subject.adapter.name} has no rsample here")
-        if not names:
-            return CheckResult(
-                True, skip_reason=f"no parameter judged draw by draw (exempt: {exempt})"
+        family = subject.law.family
+        multivariate = family.value.event_rank > 0
+        # Judged in expectation (pathwise_moments): every parameter of a multivariate family
+        # no declared map reads the noise back for, and the exempt parameters (several noises)
+        # of a family whose draws' moments the oracle knows.
+        if multivariate and not family.has_pathwise():
+            expected, names = names, []
+        elif family.has_pathwise_moments():
+            differentiable = subject.case.differentiable_parameters
+            expected = [k for k in exempt if k in differentiable]
+        else:
+            expected = []
+        unjudged = ""
+        if expected and (
+            unjudged := family.moments_unjudged(subject.inputs.params, subject.law.parametrization)
+        ):
+            expected = []
+        exempt = {k: v for k, v in exempt.items() if k not in expected}
+        if not names and not expected:
+            why = (
+                f"not judged in expectation: {unjudged}"
+                if unjudged
+                else (f"no parameter judged draw by draw (exempt: {exempt})")
             )
-        info = subject.law.family.parametrizations[subject.law.parametrization]
+            return CheckResult(True, skip_reason=why)
+        info = family.parametrizations[subject.law.parametrization]
         if shaped := [k for k, p in info.items() if p.shape_only]:
             # ExpandedDistribution's batch is expand_to's shape: parameters copied per draw,
             # (n, *batch), cannot expand to it, so the per-draw derivatives cannot be asked for.
@@ -151,30 +176,39 @@ class RsampleGradCheck(Check):
                 skip_reason=f"{', '.join(shaped)} sets the batch by its shape: the parameters "
                 "cannot be copied per draw against it",
             )
-        batch = tuple(subject.expected.batch_shape)
-        elements = int(np.prod(batch)) if batch else 1
-        event = tuple(subject.expected.event_shape)
-        multivariate = subject.law.family.value.event_rank > 0
-        # No declared map reads the noise back from a draw: judged in expectation.
-        in_expectation = multivariate and not subject.law.family.has_pathwise()
-        if in_expectation and (
-            why := subject.law.family.moments_unjudged(
-                subject.inputs.params, subject.law.parametrization
+        adapter = subject.adapter
+        if multivariate and not getattr(adapter, "pathwise_event_draws", False):
+            why = getattr(adapter, "pathwise_event_note", "") or (
+                f"{adapter.name}'s pathwise draws copy parameters per draw for univariate "
+                "draws only"
             )
-        ):
-            return CheckResult(True, skip_reason=f"not judged in expectation: {why}")
-        n = pathwise_moments.MOMENT_DRAWS if in_expectation else max(FEWEST, DRAWS // elements)
-        seed = subject.draw_seed(self.name)
+            return CheckResult(True, skip_reason=why)
+        result = self._draw_by_draw(subject, names, exempt) if names else None
+        if result is not None and not result.passed:
+            return result
+        if result is not None and unjudged:
+            result.metrics["not_judged_in_expectation"] = unjudged
+        if expected:
+            judged = self._judged_in_expectation(subject, expected, exempt)
+            if result is None or not judged.passed:
+                return judged
+            result.metrics["in_expectation"] = judged.metrics
+        assert result is not None
+        return result
+
+    def _draws(
+        self, subject: Subject, names: list[str], n: int
+    ) -> tuple[np.ndarray | CheckResult, dict, Any, Any, dict]:
+        """The adapter's draws and their derivatives by ``names`` (copies per draw), as NumPy
+        draws (or a shape failure), with the item's metrics."""
         adapter = subject.adapter
         assert isinstance(adapter, PathwiseDraws)
+        info = subject.law.family.parametrizations[subject.law.parametrization]
+        batch = tuple(subject.expected.batch_shape)
+        event = tuple(subject.expected.event_shape)
+        seed = subject.draw_seed(self.name)
         extra: dict[str, Any] = {}
-        if multivariate:
-            if not getattr(adapter, "pathwise_event_draws", False):
-                why = getattr(adapter, "pathwise_event_note", "") or (
-                    f"{adapter.name}'s pathwise draws copy parameters per draw for univariate "
-                    "draws only"
-                )
-                return CheckResult(True, skip_reason=why)
+        if subject.law.family.value.event_rank > 0:
             extra["copies"] = {
                 k: (n, *batch, *np.shape(subject.inputs.params[k])[
                     np.ndim(subject.inputs.params[k]) - info[k].event_rank :
@@ -189,19 +223,44 @@ class RsampleGradCheck(Check):
             )
         metrics: dict = {
             "draws_per_element": n,
-            "batch_elements": elements,
+            "batch_elements": int(np.prod(batch)) if batch else 1,
             "seed": seed,
             "judged_parameters": names,
-            **({"exempt": exempt} if exempt else {}),
         }
         x = subject.numpy(each, "read draws")
         want = (n, *batch, *event)
         if tuple(x.shape) != want:
-            return self.fail(subject, Kind.SHAPE, f"draws of shape {x.shape}, expected {want}")
-        if in_expectation:
-            return self._in_expectation(
-                subject, x, per_draw, total, names, extra["weights"], metrics
-            )
+            failed = self.fail(subject, Kind.SHAPE, f"draws of shape {x.shape}, expected {want}")
+            return failed, per_draw, summed, total, metrics
+        return x, per_draw, summed, total, metrics
+
+    def _judged_in_expectation(
+        self, subject: Subject, names: list[str], exempt: dict[str, str]
+    ) -> CheckResult:
+        x, per_draw, _, total, metrics = self._draws(subject, names, pathwise_moments.MOMENT_DRAWS)
+        if isinstance(x, CheckResult):
+            return x
+        if exempt:
+            metrics["exempt"] = exempt
+        event = tuple(subject.expected.event_shape)
+        weights = event_weights(event) if event else np.ones(())
+        return self._in_expectation(subject, x, per_draw, total, names, weights, metrics)
+
+    def _draw_by_draw(
+        self, subject: Subject, names: list[str], exempt: dict[str, str]
+    ) -> CheckResult:
+        batch = tuple(subject.expected.batch_shape)
+        elements = int(np.prod(batch)) if batch else 1
+        n = max(FEWEST, DRAWS // elements)
+        x, per_draw, summed, total, metrics = self._draws(subject, names, n)
+        if isinstance(x, CheckResult):
+            return x
+        if exempt:
+            metrics["exempt"] = exempt
+        info = subject.law.family.parametrizations[subject.law.parametrization]
+        multivariate = subject.law.family.value.event_rank > 0
+        event = tuple(subject.expected.event_shape)
+        extra = {"weights": event_weights(event)} if multivariate else {}
         law = subject.law
         derive = (
             partial(law.pathwise_derivatives, weights=extra["weights"])

@@ -668,6 +668,13 @@ class Family(ABC):
         w = np.asarray(weights, dtype=np.float64)
         options = self.check_options(options)
         wrt = [k for k, p in info.items() if not p.static and not p.integer]
+        # numdiff.step_scale sizes a unit-interval step to the ends; an open unit interval is
+        # the same interval (step_scale itself also sizes the gradients' tolerance floors, so
+        # it is left as it is here).
+        domains = {
+            k: "unit_interval" if p.domain == "open_unit_interval" else p.domain
+            for k, p in info.items()
+        }
         found = []
         for moment in (0, 1):
 
@@ -680,7 +687,7 @@ class Family(ABC):
                     broadcast,
                     {k: info[k].event_rank for k in broadcast},
                     wrt,
-                    {k: info[k].domain for k in info},
+                    domains,
                 )
             )
         return {k: (found[0][k], found[1][k]) for k in wrt}

@@ -19,6 +19,16 @@ POINTS = [
     ("ProjectedNormal", {"concentration": np.array([[0.0, 0.0], [0.8, 1.5], [-30.0, -40.0]])}),
     ("ProjectedNormal", {"concentration": np.array([[0.0, 0.0, 0.0], [1.0, -0.5, 0.3]])}),
     ("ProjectedNormal", {"concentration": np.array([[300.0, 400.0, 0.0], [0.03, -0.02, 0.0]])}),
+    ("Beta", {"concentration1": np.array([0.3, 5.0]), "concentration0": np.array([2.0, 0.5])}),
+    (
+        "AsymmetricLaplace",
+        {"loc": np.array(0.5), "scale": np.array([2.0, 0.3]), "asymmetry": np.array([0.4, 3.0])},
+    ),
+    (
+        "AsymmetricLaplaceQuantile",
+        {"loc": np.array(-1.0), "scale": np.array(0.7), "quantile": np.array([0.2, 0.9])},
+    ),
+    ("FoldedDistribution", {"loc": np.array([-0.4, 0.0, 2.0]), "scale": np.array(1.3)}),
 ]
 DRAWS = 400_000
 
@@ -43,7 +53,7 @@ def test_moments_are_those_of_the_oracles_draws(name: str, params: dict) -> None
     batch = family.batch_shape(params)
     draws = family.sample(params, (DRAWS,), np.random.default_rng(7))
     rank = family.value.event_rank
-    w = _weights(draws.shape[draws.ndim - rank :])
+    w = _weights(draws.shape[draws.ndim - rank :]) if rank else np.ones(())
     s = (draws * w).sum(axis=tuple(range(draws.ndim - rank, draws.ndim)))
     first, second = family.draw_moments(params, w, batch)
     for got, want in ((s, first), (s * s, second)):
@@ -64,6 +74,27 @@ def test_dirichlet_moment_derivatives_are_the_closed_form() -> None:
     total = alpha.sum(-1, keepdims=True)
     want = (w - (w * alpha).sum(-1, keepdims=True) / total) / total
     np.testing.assert_allclose(first, want, rtol=1e-9)
+
+
+def test_beta_moments_are_the_same_law_in_either_parametrization() -> None:
+    """Beta(mean m, concentration c) is Beta(m·c, (1 − m)·c): the same moments, and the
+    derivatives by (m, c) are those by (a, b) through the chain rule."""
+    family = reference.get_family("Beta")
+    a, b = 0.6, 1.4
+    by_ab = family.pathwise_moments(
+        {"concentration1": np.array(a), "concentration0": np.array(b)}, np.ones(()), ()
+    )
+    by_mc = family.pathwise_moments(
+        {"mean": np.array(a / (a + b)), "concentration": np.array(a + b)},
+        np.ones(()),
+        (),
+        "mean_concentration",
+    )
+    c = a + b
+    for moment in (0, 1):
+        d_a, d_b = by_ab["concentration1"][moment], by_ab["concentration0"][moment]
+        assert by_mc["mean"][moment] == pytest.approx(c * (d_a - d_b), rel=1e-8)
+        assert by_mc["concentration"][moment] == pytest.approx((a * d_a + b * d_b) / c, rel=1e-8)
 
 
 def test_projected_normal_moments_at_zero_are_the_uniform_laws() -> None:

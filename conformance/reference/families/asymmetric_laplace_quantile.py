@@ -42,6 +42,24 @@ class AsymmetricLaplaceQuantile(Family):
         above = 1.0 - (1.0 - q) * np.exp(-q * np.maximum(d, 0.0) / scale)
         return np.where(d < 0.0, below, above)
 
+    def moments_unjudged(self, params: Arrays, parametrization: str | None = None) -> str:
+        q = np.asarray(params["quantile"])
+        if np.any((q < 0.05) | (q > 0.95)):
+            return (
+                "a quantile beyond [0.05, 0.95]: one side is drawn rarely and far (scale/q or "
+                "scale/(1 − q)), so the derivative's mean rests on a few draws"
+            )
+        return ""
+
+    def _draw_moments(self, params, weights, parametrization, options):
+        """x − loc is −scale·e/(1 − q) with probability q, else scale·e/q (e ~ Exp(1)):
+        E[x − loc] = scale·((1 − q)/q − q/(1 − q)), E[(x − loc)²] = 2·scale²·(q/(1 − q)² +
+        (1 − q)/q²)."""
+        loc, scale, q = params["loc"], params["scale"], params["quantile"]
+        shift = scale * ((1.0 - q) / q - q / (1.0 - q))
+        spread = 2.0 * scale**2 * (q / (1.0 - q) ** 2 + (1.0 - q) / q**2)
+        return weights * (loc + shift), weights**2 * (loc**2 + 2.0 * loc * shift + spread)
+
     def _sample(self, params, shape, rng, parametrization):
         scale, q = params["scale"], params["quantile"]
         e = rng.exponential(size=shape)

@@ -170,6 +170,10 @@ def beta_log_density(a: np.ndarray, b: np.ndarray, x: np.ndarray) -> np.ndarray:
     return np.where(large, kernel, textbook)
 
 
+#: Concentrations below this are not judged in expectation (``moments_unjudged``).
+RARE_BELOW = 0.1
+
+
 class Beta(Family):
     def _log_prob(
         self, params: Arrays, value: np.ndarray, parametrization: str, options: Options
@@ -198,6 +202,22 @@ class Beta(Family):
     def _cdf(self, params, value, parametrization, options):
         a, b = beta_concentrations(params, parametrization)
         return special.betainc(a, b, np.clip(value, 0.0, 1.0))
+
+    def moments_unjudged(self, params: Arrays, parametrization: str | None = None) -> str:
+        a, b = beta_concentrations(params, parametrization or self.default_parametrization)
+        if np.any(np.minimum(a, b) < RARE_BELOW):
+            return (
+                f"a concentration below {RARE_BELOW}: the pathwise derivative's mean rests on rare "
+                "draws (∂x/∂a ≈ x·log x/a, nearly all its mass in a few draws), so the mean's t "
+                "statistic is far from normal at 2¹³ draws"
+            )
+        return ""
+
+    def _draw_moments(self, params, weights, parametrization, options):
+        """E[x] = a/(a + b), E[x²] = a(a + 1)/((a + b)(a + b + 1)) (w is 1: a scalar draw)."""
+        a, b = beta_concentrations(params, parametrization)
+        total = a + b
+        return weights * a / total, weights**2 * a * (a + 1.0) / (total * (total + 1.0))
 
     def _sample(self, params, shape, rng, parametrization):
         a, b = beta_concentrations(params, parametrization)
