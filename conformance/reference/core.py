@@ -641,10 +641,24 @@ class Family(ABC):
     ) -> tuple[np.ndarray, np.ndarray]:
         """(E[s], E[s²]) with s = Σ_event w·x, per batch element (the parameters broadcast to
         ``batch``)."""
+        key, broadcast, w, checked = self._moment_inputs(
+            params, weights, batch, parametrization, options
+        )
+        return self._draw_moments(broadcast, w, key, checked)
+
+    def _moment_inputs(
+        self,
+        params: Arrays,
+        weights: np.ndarray,
+        batch: tuple[int, ...],
+        parametrization: str | None,
+        options: Options | None,
+    ) -> tuple[str, dict[str, np.ndarray], np.ndarray, dict[str, Any]]:
+        """The parametrization, the parameters broadcast to ``batch``, the weights and the
+        checked options, as :meth:`_draw_moments` takes them."""
         key = parametrization or self.default_parametrization
         broadcast = self.params_broadcast_to(_as_float64(params), tuple(batch), key)
-        w = np.asarray(weights, dtype=np.float64)
-        return self._draw_moments(broadcast, w, key, self.check_options(options))
+        return key, broadcast, np.asarray(weights, dtype=np.float64), self.check_options(options)
 
     def pathwise_moments(
         self,
@@ -662,11 +676,10 @@ class Family(ABC):
         g = s² the mean of each draw's ∂s/∂θ, and of 2s·∂s/∂θ, must be these numbers. They
         judge pathwise derivatives where no declared map reads the noise back from the draw
         (``rsample_grad`` in expectation)."""
-        key = parametrization or self.default_parametrization
+        key, broadcast, w, checked = self._moment_inputs(
+            params, weights, batch, parametrization, options
+        )
         info = self.params(key)
-        broadcast = self.params_broadcast_to(_as_float64(params), tuple(batch), key)
-        w = np.asarray(weights, dtype=np.float64)
-        options = self.check_options(options)
         wrt = [k for k, p in info.items() if not p.static and not p.integer]
         # numdiff.step_scale sizes a unit-interval step to the ends; an open unit interval is
         # the same interval (step_scale itself also sizes the gradients' tolerance floors, so
@@ -679,7 +692,7 @@ class Family(ABC):
         for moment in (0, 1):
 
             def f(moved: dict[str, np.ndarray], moment: int = moment) -> np.ndarray:
-                return self._draw_moments(moved, w, key, options)[moment]
+                return self._draw_moments(moved, w, key, checked)[moment]
 
             found.append(
                 richardson_elementwise_grad(
