@@ -331,6 +331,7 @@ class RsampleGradCheck(Check):
         weighted = (draws * weights).sum(axis=tuple(range(draws.ndim - rank, draws.ndim)))
         batch = tuple(subject.expected.batch_shape)
         moments = subject.law.pathwise_moments(weights, batch, names)
+        info = subject.law.family.parametrizations[subject.law.parametrization]
         metrics.update(
             judged_in="expectation",
             item_false_failure_probability=gof.ITEM_ALPHA,
@@ -360,7 +361,16 @@ class RsampleGradCheck(Check):
                     Kind.SHAPE,
                     f"d Σdraws/d {name} of rsample((n,)) of shape {summed.shape}, expected {shape}",
                 )
-            tests[name] = pathwise_moments.tests_for(name, weighted, got, moments[name], summed)
+            # A structured parameter (a covariance) is judged by what its tangent space sees.
+            structure = info[name].structure
+            first, second = (project(m, structure) for m in moments[name])
+            tests[name] = pathwise_moments.tests_for(
+                name,
+                weighted,
+                project(got, structure),
+                (first, second),
+                project(summed, structure),
+            )
         eps = float(np.finfo(x.dtype).eps) if x.dtype.kind == "f" else 0.0
         verdict = gof.worst(pathwise_moments.judge(tests, eps))
         metrics.update(

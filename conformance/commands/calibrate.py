@@ -51,7 +51,12 @@ class Tally:
             check = record.get("check", "")
             self.runs_by_check[check] += 1
             metrics = record.get("metrics") or {}
-            self.expected_failures += float(metrics.get("item_false_failure_probability", 0.0))
+            # An rsample_grad item judged draw by draw and in expectation keeps the latter's
+            # statistic apart (its metrics' ``in_expectation``).
+            parts = [metrics, metrics.get("in_expectation") or {}]
+            self.expected_failures += sum(
+                float(part.get("item_false_failure_probability", 0.0)) for part in parts
+            )
             if outcome == "failed":
                 message = (record.get("message") or "").splitlines()
                 self.failures.append(
@@ -61,8 +66,8 @@ class Tally:
                         "message": message[0] if message else "",
                     }
                 )
-            found = metrics.get("max_err_over_tol")
-            ratio = float(found) if found is not None else None
+            found = [p["max_err_over_tol"] for p in parts if p.get("max_err_over_tol") is not None]
+            ratio = max(float(v) for v in found) if found else None
             worse = ratio is not None and (self.worst is None or ratio > self.worst["ratio"])
             if outcome == "passed" and worse:
                 self.worst = {"seed": seed, "nodeid": record["nodeid"], "ratio": ratio}

@@ -29,6 +29,18 @@ POINTS = [
         {"loc": np.array(-1.0), "scale": np.array(0.7), "quantile": np.array([0.2, 0.9])},
     ),
     ("FoldedDistribution", {"loc": np.array([-0.4, 0.0, 2.0]), "scale": np.array(1.3)}),
+    (
+        "LowRankMultivariateNormal",
+        {
+            "loc": np.array([0.5, -1.0, 2.0]),
+            "cov_factor": np.array([[1.0, 0.2], [0.3, -0.5], [0.0, 1.5]]),
+            "cov_diag": np.array([0.5, 1.0, 2.0]),
+        },
+    ),
+    (
+        "Wishart",
+        {"df": np.array([3.5, 9.0]), "covariance_matrix": np.array([[2.0, 0.3], [0.3, 0.5]])},
+    ),
 ]
 DRAWS = 400_000
 

@@ -146,7 +146,8 @@ def test_rsample_grad_items_for_multivariate_draws_with_a_known_map_of_noise() -
     draws, so rsample_grad has items for it (float32, one per case); Dirichlet's draws have
     no map the oracle knows (normalised Gamma draws), but the oracle knows their moments, so
     it has items judged in expectation, as do ProjectedNormal, LKJ and LKJCholesky; Wishart
-    has its map (judged draw by draw, its df left out) and no moments."""
+    has its map (judged draw by draw) and moments too (its df, which reaches the draw through
+    a χ² draw, judged in expectation); WishartCholesky's draws are factors: the map only."""
     found = _rsample_grad_items(
         ("multivariate_normal.yaml", "dirichlet.yaml", "projected_normal.yaml"), "torch,numpyro"
     )
@@ -157,4 +158,6 @@ def test_rsample_grad_items_for_multivariate_draws_with_a_known_map_of_noise() -
     for name in ("Dirichlet", "ProjectedNormal", "LKJ", "LKJCholesky"):
         family = reference.get_family(name)
         assert not family.has_pathwise() and family.has_pathwise_moments(), name
-    assert not reference.get_family("Wishart").has_pathwise_moments()
+    wishart, factor = reference.get_family("Wishart"), reference.get_family("WishartCholesky")
+    assert wishart.has_pathwise() and wishart.has_pathwise_moments()
+    assert factor.has_pathwise() and not factor.has_pathwise_moments()

@@ -88,3 +88,22 @@ def test_the_sampling_checks_are_added_only_where_no_check_is_named() -> None:
     assert _with_sampling_checks(["-n", "0"])[-1] == f"--check={','.join(SAMPLING_CHECKS)}"
     assert _with_sampling_checks(["--check=sample_fit"]) == ["--check=sample_fit"]
     assert _with_sampling_checks(["--check", "rsample_grad"]) == ["--check", "rsample_grad"]
+
+
+def test_the_tally_reads_an_items_judgement_in_expectation() -> None:
+    """An rsample_grad item judged draw by draw and in expectation states its false-failure
+    probability and statistic under ``in_expectation``: both count."""
+    tally = Tally()
+    record = {
+        "nodeid": "cases/x.yaml::a[numpyro-float32-rsample_grad]",
+        "check": "rsample_grad",
+        "outcome": "passed",
+        "metrics": {
+            "max_err_over_tol": 0.1,
+            "in_expectation": {"item_false_failure_probability": 1e-6, "max_err_over_tol": 0.6},
+        },
+    }
+    tally.add(1, [record])
+    summary = tally.summary()
+    assert summary["expected_failures"] == 1e-6
+    assert summary["worst_passing"]["ratio"] == 0.6

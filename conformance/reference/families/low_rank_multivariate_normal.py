@@ -70,6 +70,14 @@ class LowRankMultivariateNormal(Family):
         noises the draw does not show (``pathwise_without``)."""
         return {"loc": fold_to(np.broadcast_to(weights, draws.shape), params["loc"])}
 
+    def _draw_moments(self, params, weights, parametrization, options):
+        """A Gaussian of covariance W·Wᵀ + D: E[s] = w·loc and
+        E[s²] = (w·loc)² + ‖Wᵀw‖² + Σ w_i²·D_i."""
+        mean = (weights * params["loc"]).sum(-1)
+        along = np.einsum("...ij,...i->...j", params["cov_factor"], weights)
+        spread = (along * along).sum(-1) + (weights * weights * params["cov_diag"]).sum(-1)
+        return mean, mean * mean + spread
+
     def _sample(self, params, shape, rng, parametrization):
         factor = params["cov_factor"]
         z_rank = rng.standard_normal((*shape, factor.shape[-1]))

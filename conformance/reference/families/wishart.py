@@ -144,6 +144,17 @@ class Wishart(Family):
             bar_chol = np.where(ok[..., None, None], bar_chol, np.nan)
         return {parametrization: through_cholesky(chol, bar_chol, parametrization)}
 
+    def _draw_moments(self, params, weights, parametrization, options):
+        """With A = (w + wᵀ)/2 (the draw is symmetric, so s = tr(A·W)): E[s] = df·tr(AΣ) and
+        Var(s) = 2·df·tr(AΣAΣ)."""
+        chol = self._scale_tril(params, parametrization)
+        sigma = chol @ np.swapaxes(chol, -1, -2)
+        a = 0.5 * (weights + weights.T)
+        a_sigma = a @ sigma
+        df = params["df"]
+        mean = df * np.trace(a_sigma, axis1=-2, axis2=-1)
+        return mean, mean * mean + 2.0 * df * np.trace(a_sigma @ a_sigma, axis1=-2, axis2=-1)
+
     def _sample(self, params, shape, rng, parametrization):
         """Bartlett: X = L A Aᵀ Lᵀ, A lower-triangular, A_ii² ~ χ²(ν - i), A_ij ~ N(0, 1)."""
         nu = params["df"]

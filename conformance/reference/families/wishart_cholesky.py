@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
-from ..core import Arrays, Options, ParamInfo, ValueInfo
+from ..core import Arrays, Family, Options, ParamInfo, ValueInfo
 from ..pathwise import through_cholesky
 from .lkj_cholesky import log_multivariate_gamma
 from .wishart import (
@@ -63,6 +63,9 @@ def _whitened(f: np.ndarray, x: np.ndarray, parametrization: str) -> tuple[np.nd
 
 
 class WishartCholesky(Wishart):
+    #: Its draws are the factor L of W = L·Lᵀ: W's moments are not theirs.
+    _draw_moments = Family._draw_moments
+
     def _pathwise(self, params, draws, weights, parametrization, options):
         """Bartlett's factor itself, NumPyro's map: V = L A, A = L⁻¹ V held, so
         ∂(W:V)/∂L = W·Aᵀ, carried to the parameter L was made from."""
