@@ -33,6 +33,7 @@ TORCH_DIRICHLET_PATHWISE = (
     "--family=Dirichlet",
     "--check=sample_fit,rsample_grad",
 )
+NUMPYRO_BETA_PATHWISE = ("--framework=numpyro", "--family=Beta", "--check=sample_fit,rsample_grad")
 TORCH_ONE_HOT_DRAWS = (
     "--framework=torch",
     "--family=OneHotCategorical",
@@ -290,6 +291,18 @@ CATALOGUE: tuple[Mutant, ...] = (
         apply=numpyro_mutants.apply_normal_rsample_grad_half,
         selection=NUMPYRO_NORMAL_PATHWISE,
         killers=("*/normal.yaml::scalar[numpyro-float32-rsample_grad]",),
+        spared=("*-sample_fit]",),
+        kinds=(Kind.GRAD,),
+    ),
+    Mutant(
+        name="numpyro-beta-sample-grad-half",
+        title="draws' gradients only: NumPyro's Beta.sample with half its pathwise gradient",
+        replicates="a sampler of several noises (a Dirichlet's first coordinate) whose draws are "
+        "right and whose derivatives are not, judged in expectation",
+        framework="numpyro",
+        apply=numpyro_mutants.apply_beta_sample_grad_half,
+        selection=NUMPYRO_BETA_PATHWISE,
+        killers=("*/beta.yaml::scalar[numpyro-float32-rsample_grad]",),
         spared=("*-sample_fit]",),
         kinds=(Kind.GRAD,),
     ),

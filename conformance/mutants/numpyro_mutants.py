@@ -236,3 +236,17 @@ def apply_normal_rsample_grad_half(patch: Patcher) -> None:
         return lax.stop_gradient(x) + 0.5 * (x - lax.stop_gradient(x))  # MUTATION: NumPyro's x
 
     patch.setattr(Normal, "sample", sample)
+
+
+def apply_beta_sample_grad_half(patch: Patcher) -> None:
+    """Beta's sample with the same draws but half their pathwise gradient: its derivatives by
+    the concentrations combine two Gamma draws' noises, so no draw shows what they should be;
+    only a check in expectation sees them halved."""
+    from jax import lax
+    from numpyro.distributions import Beta
+
+    def sample(self: Any, key: Any, sample_shape: Any = ()) -> Any:
+        x = self._dirichlet.sample(key, sample_shape)[..., 0]
+        return lax.stop_gradient(x) + 0.5 * (x - lax.stop_gradient(x))  # MUTATION: NumPyro's x
+
+    patch.setattr(Beta, "sample", sample)

@@ -109,6 +109,11 @@ def test_torchsharp_mutant_fails_with_the_upstream_message(kill_table) -> None:
             {"rsample_grad"},
         ),
         (
+            "numpyro-beta-sample-grad-half",
+            "scalar[numpyro-float32-rsample_grad]",
+            {"rsample_grad"},
+        ),
+        (
             "one-hot-draws-probs-as-logits",
             "probs-every-category[torch-float64-sample_fit]",
             {"sample_fit"},
