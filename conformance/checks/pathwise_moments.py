@@ -18,8 +18,11 @@ deviation) against the normal quantile of :data:`gof.ITEM_ALPHA` split over the 
 two-sided: the central limit theorem's approximation, which holds for the light tails these
 terms have (the largest one term's share of the sum of squares is reported; a tail heavy
 enough to spoil the approximation shows there, and ``conformance calibrate`` measures the
-false-failure rate). A float rounding of each term (:data:`ROUNDING_ULPS` of the dtype's
-epsilon times the terms' mean magnitude) is allowed besides.
+false-failure rate). Where a derivative's variance is infinite (a direction y/‖y‖ in two
+dimensions) or its mean rests on rare draws (a Beta concentration of 1e-20), the family says so
+(``reference.Family.moments_unjudged``) and the item does not judge it in expectation. A float
+rounding of each term (:data:`ROUNDING_ULPS` of the dtype's epsilon times the terms' mean
+magnitude) is allowed besides.
 """
 
 from __future__ import annotations
@@ -31,8 +34,8 @@ from scipy import special
 
 from conformance.checks import gof
 
-#: Draws per item for a judgement in expectation: the t statistic's threshold at about 5.5
-#: sees a bias of a few per cent of the terms' spread.
+#: Draws (of every batch element) for a judgement in expectation: the t statistic's threshold,
+#: about 5.5, sees a bias of a few per cent of the terms' spread.
 MOMENT_DRAWS = 2**13
 #: Units in the last place (of the draws' dtype) of the terms' mean magnitude allowed besides
 #: the statistical threshold: each term is a rounded number.
