@@ -276,7 +276,9 @@ def test_every_mutant_applies_and_undoes_cleanly(name: str) -> None:
         "torch.Normal": torch.distributions.Normal.__dict__.copy(),
         "torch.OneHotCategorical": torch.distributions.OneHotCategorical.__dict__.copy(),
         "mvn module": vars(torch.distributions.multivariate_normal).copy(),
+        "dirichlet module": vars(torch.distributions.dirichlet).copy(),
         "numpyro.Normal": numpyro.distributions.Normal.__dict__.copy(),
+        "numpyro.Beta": numpyro.distributions.Beta.__dict__.copy(),
         "numpyro.BernoulliProbs": numpyro.distributions.discrete.BernoulliProbs.__dict__.copy(),
         "gpytorch.MVN": gpytorch.distributions.MultivariateNormal.__dict__.copy(),
     }
@@ -285,7 +287,9 @@ def test_every_mutant_applies_and_undoes_cleanly(name: str) -> None:
         "torch.Normal": lambda: torch.distributions.Normal.__dict__,
         "torch.OneHotCategorical": lambda: torch.distributions.OneHotCategorical.__dict__,
         "mvn module": lambda: vars(torch.distributions.multivariate_normal),
+        "dirichlet module": lambda: vars(torch.distributions.dirichlet),
         "numpyro.Normal": lambda: numpyro.distributions.Normal.__dict__,
+        "numpyro.Beta": lambda: numpyro.distributions.Beta.__dict__,
         "numpyro.BernoulliProbs": lambda: numpyro.distributions.discrete.BernoulliProbs.__dict__,
         "gpytorch.MVN": lambda: gpytorch.distributions.MultivariateNormal.__dict__,
     }
