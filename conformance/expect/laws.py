@@ -348,10 +348,9 @@ class DrawLaw:
         """(∂E[s]/∂θ, ∂E[s²]/∂θ), s = Σ_event w·x, per batch element for each parameter in
         ``names`` (:meth:`reference.Family.pathwise_moments`)."""
         with np.errstate(all="ignore"):
-            found = self.family.pathwise_moments(
-                self.params, weights, batch, self.parametrization, self.options
+            return self.family.pathwise_moments(
+                self.params, weights, batch, self.parametrization, self.options, names
             )
-        return {k: found[k] for k in names}
 
     def _implicit(
         self,

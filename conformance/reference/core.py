@@ -667,8 +667,10 @@ class Family(ABC):
         batch: tuple[int, ...],
         parametrization: str | None = None,
         options: Options | None = None,
+        names: list[str] | None = None,
     ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-        """For every differentiable parameter θ: (∂E[s]/∂θ, ∂E[s²]/∂θ) with s = Σ_event w·x,
+        """For every differentiable parameter θ (those in ``names``, where given):
+        (∂E[s]/∂θ, ∂E[s²]/∂θ) with s = Σ_event w·x,
         per batch element (each of shape (*batch, *θ's event)), by Richardson's differences
         of :meth:`draw_moments` (closed forms: accurate to about 1e-10).
 
@@ -681,6 +683,8 @@ class Family(ABC):
         )
         info = self.params(key)
         wrt = [k for k, p in info.items() if not p.static and not p.integer]
+        if names is not None:  # Wishart's df alone, not every entry of its scale
+            wrt = [k for k in wrt if k in names]
         # numdiff.step_scale sizes a unit-interval step to the ends; an open unit interval is
         # the same interval (step_scale itself also sizes the gradients' tolerance floors, so
         # it is left as it is here).

@@ -74,18 +74,29 @@ def log_ray_integrals(t: np.ndarray, d: int) -> tuple[np.ndarray, np.ndarray]:
 #: 1/r of θ = 0, which the halving panels resolve at any r up to float64's reach.
 ANGLE_NODES = 24
 ANGLE_PANELS = 48
+#: The panels' ends above 0: π, π/2, …, π/2^ANGLE_PANELS.
+PANEL_ENDS = np.pi / 2.0 ** np.arange(ANGLE_PANELS + 1)
 
 
 @functools.cache
 def _angle_nodes() -> tuple[np.ndarray, np.ndarray]:
     """Nodes and weights of the composite Gauss–Legendre rule over θ ∈ [0, π]."""
     x, w = np.polynomial.legendre.leggauss(ANGLE_NODES)
-    ends = [np.pi / 2.0**k for k in range(ANGLE_PANELS + 1)] + [0.0]
+    ends = [*PANEL_ENDS, 0.0]
     nodes, weights = [], []
     for hi, lo in itertools.pairwise(ends):
         nodes.append(lo + (hi - lo) * (x + 1.0) / 2.0)
         weights.append(w * (hi - lo) / 2.0)
     return np.concatenate(nodes), np.concatenate(weights)
+
+
+def _length_and_direction(mu: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """r = ‖μ‖ and μ̂ = μ/r, the first axis where μ = 0 (the law is then the same about any)."""
+    r = np.sqrt((mu * mu).sum(-1))
+    unit = np.where(
+        r[..., None] > 0, mu / np.where(r > 0, r, 1.0)[..., None], np.eye(mu.shape[-1])[0]
+    )
+    return r, unit
 
 
 def _angle_density(r: np.ndarray, t: np.ndarray) -> np.ndarray:
@@ -103,9 +114,7 @@ def _signed_angle(r: np.ndarray, unit: np.ndarray) -> Projection:
     closed form, the oracle integrates (:func:`projections.integrated_cdf`) between the draws
     and the panel ends of :func:`_angle_nodes` on either side of 0 (a large ‖μ‖'s mass
     within 1/‖μ‖ of it)."""
-    ends = np.array([np.pi / 2.0**k for k in range(ANGLE_PANELS + 1)])
-    breaks = np.concatenate([-ends, [0.0], ends])
-    radius = np.broadcast_to(r, r.shape)
+    breaks = np.concatenate([-PANEL_ENDS, [0.0], PANEL_ENDS])
 
     def apply(x: np.ndarray) -> np.ndarray:
         along = (x * unit).sum(-1)
@@ -116,8 +125,8 @@ def _signed_angle(r: np.ndarray, unit: np.ndarray) -> Projection:
         with np.errstate(divide="ignore"):
             return projections.integrated_cdf(
                 theta,
-                radius.shape,
-                lambda j, t: np.log(_angle_density(radius[j], t)),
+                r.shape,
+                lambda j, t: np.log(_angle_density(r[j], t)),
                 lambda j: breaks,
                 -np.pi,
                 np.pi,
@@ -171,8 +180,7 @@ class ProjectedNormal(Family):
         (any μ̂ at μ = 0, where a = 0 and b = 1/d)."""
         mu = params["concentration"]
         d = mu.shape[-1]
-        r = np.sqrt((mu * mu).sum(-1))
-        unit = np.where(r[..., None] > 0, mu / np.where(r > 0, r, 1.0)[..., None], np.eye(d)[0])
+        r, unit = _length_and_direction(mu)
         theta, weight = _angle_nodes()
         cos, sin = np.cos(theta), np.sin(theta)
         t = r[..., None] * cos
@@ -195,8 +203,7 @@ class ProjectedNormal(Family):
         more, none (NumPyro's log_prob stops at three)."""
         mu = params["concentration"]
         d = mu.shape[-1]
-        r = np.sqrt((mu * mu).sum(-1))
-        unit = np.where(r[..., None] > 0, mu / np.where(r > 0, r, 1.0)[..., None], np.eye(d)[0])
+        r, unit = _length_and_direction(mu)
         if d == 2:
             return [_signed_angle(r, unit)]
         if d != 3:
