@@ -17,15 +17,19 @@ statistic, its value, its threshold and the batch element.
 
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 
 from conformance.check_names import CheckName
-from conformance.checks import gof
-from conformance.checks.base import Check, CheckResult
+from conformance.checks import draw_scripts, gof
+from conformance.checks.base import Check, CheckResult, Reproducer
+from conformance.checks.draw_scripts import Requests
 from conformance.checks.draws import draw, draw_shapes, outside_support
-from conformance.checks.subject import Subject
+from conformance.checks.subject import FrameworkError, Subject
 from conformance.kinds import Kind
 from conformance.operations import DrawMode, Operation
+from conformance.reproducers.script import Script, array_literal
 
 #: Draws per item (all batch elements together), and the fewest per batch element, by law:
 #: 2**14 draws of one element see a shift of about 0.04 standard deviations (the normal
@@ -58,20 +62,29 @@ class SampleFitCheck(Check):
     #: Geometric draws.
     law_kinds = frozenset({"cdf", "pmf", "projections"})
 
+    @staticmethod
+    def _requests(subject: Subject, n: int) -> Requests:
+        """What the item draws; the last request's draws are judged. A sampler that raises
+        should do so before building n (GPyTorch's LKJCovariancePrior spent 1.8 s an item
+        reaching its error at n): two draws first, or a trace where the framework traces its
+        draws (each request a compiled sampler)."""
+        if draw_shapes(subject, [(DrawMode.SAMPLE, (n,))]) is None:
+            return [(DrawMode.SAMPLE, (2,)), (DrawMode.SAMPLE, (n,))]
+        return [(DrawMode.SAMPLE, (n,))]
+
+    @staticmethod
+    def _sizes(subject: Subject) -> tuple[tuple[int, ...], int, int]:
+        """The batch shape, its number of elements, and the draws per element."""
+        batch = tuple(subject.expected.batch_shape)
+        elements = int(np.prod(batch)) if batch else 1
+        return batch, elements, sample_size(subject.law.kind, elements)
+
     def evaluate(self, subject: Subject) -> CheckResult:
         law = subject.law
         exp = subject.expected
-        batch = tuple(exp.batch_shape)
-        elements = int(np.prod(batch)) if batch else 1
-        n = sample_size(law.kind, elements)
+        batch, elements, n = self._sizes(subject)
         seed = subject.draw_seed(self.name)
-        # A sampler that raises should do so before building n (GPyTorch's
-        # LKJCovariancePrior spent 1.8 s an item reaching its error at n): two draws first,
-        # or a trace where the framework traces its draws (each request a compiled sampler).
-        if draw_shapes(subject, [(DrawMode.SAMPLE, (n,))]) is None:
-            _, x = draw(subject, [(DrawMode.SAMPLE, (2,)), (DrawMode.SAMPLE, (n,))], seed)
-        else:
-            (x,) = draw(subject, [(DrawMode.SAMPLE, (n,))], seed)
+        x = draw(subject, self._requests(subject, n), seed)[-1]
         want = (n, *batch, *exp.event_shape)
         metrics: dict = {
             "method": subject.adapter.operations[self.operation],
@@ -142,6 +155,131 @@ class SampleFitCheck(Check):
             lo, hi = p.lower.reshape(n, elements), p.upper.reshape(n, elements)
             found += gof.univariate(values, lo, hi, seed, tests, projection=p.name)
         return found, None
+
+    def reproducer(self, subject: Subject) -> Reproducer | None:
+        """The item's draws made by the framework from the item's seed, held to shape, dtype
+        and support, then (a law with a CDF or a pmf) the check's own three tests on the
+        batch element the item found worst, its law's CDF tabulated at the draws' quantiles
+        (the law's pmf summed at every outcome drawn); None where the item failed on
+        projections' laws, which a script cannot state without the oracle."""
+        batch, elements, n = self._sizes(subject)
+        seed = subject.draw_seed(self.name)
+        requests: Requests = [(DrawMode.SAMPLE, (n,))]
+        x: np.ndarray | None = None
+        with subject.adapter.precision(subject.dtype):
+            try:
+                requests = self._requests(subject, n)
+                x = draw(subject, requests, seed)[-1]
+            except FrameworkError:
+                pass  # the script's draws raise as the item's did, and it reports that
+        if not draw_scripts.script_sees_support_failure(subject, requests, seed):
+            return None
+        fit = None
+        want = (n, *batch, *subject.expected.event_shape)
+        if x is not None and tuple(x.shape) == want and not outside_support(subject, x):
+            verdicts, _ = self._verdicts(subject, x, n, elements, seed)
+            if subject.law.kind == "projections":
+                if verdicts and not gof.worst(verdicts).passed:
+                    return None
+            elif verdicts:
+                fit = _law_table(subject, x, gof.worst(verdicts).element[0])
+                fit["tests"] = gof.UNIVARIATE_TESTS * elements
+
+        def constants(script: Script) -> list[str]:
+            lines = draw_scripts.constants(subject, seed, {"REQUESTS": requests})
+            lines.append(f"N = {n}")
+            if fit is not None:
+                lines += [
+                    f"COLUMN = {fit['column']}  # the batch element the item found worst, flat",
+                    f"TESTS = {fit['tests']}  # the item's tests, each at ITEM_ALPHA / TESTS",
+                    "# The law's CDF at both ends of each tabulated draw's cell (float64 oracle):",
+                    f"TABLE_X = {array_literal(fit['x'])}",
+                    f"TABLE_LOWER = {array_literal(fit['lower'])}",
+                    f"TABLE_UPPER = {array_literal(fit['upper'])}",
+                ]
+            return lines
+
+        def body(script: Script) -> list[str]:
+            lines = [
+                *draw_scripts.definitions(script),
+                *draw_scripts.DRAW_PROBLEMS,
+                *draw_scripts.drawn(script, subject, "REQUESTS", "drawn"),
+                "x = drawn[-1]",
+                "print('draws', x.shape, x.dtype)",
+                "problems = draw_problems(f'sample{(N,)}', x, (N,))",
+                "report(bool(problems), '; '.join(problems))",
+            ]
+            if fit is None:
+                return lines
+            return [
+                *lines,
+                *GOF_SOURCE,
+                "values = x.reshape(N, -1)[:, COLUMN].astype(np.float64)[:, None]",
+                "lower = np.interp(values, TABLE_X, TABLE_LOWER)",
+                "upper = np.interp(values, TABLE_X, TABLE_UPPER)",
+                "verdict = worst(univariate(values, lower, upper, SEED, TESTS))",
+                "print(verdict.describe())",
+                "report(not verdict.passed, verdict.describe())",
+            ]
+
+        return Reproducer(subject, self.name, body, constants)
+
+
+#: Rows of the law's table in a script: the draws' quantiles at this many ranks (every
+#: outcome drawn, for a discrete law with no more outcomes than this).
+TABLE_ROWS = 2049
+
+#: The check's statistics as a script defines them: the functions' own source.
+GOF_SOURCE = [
+    f"ITEM_ALPHA = {gof.ITEM_ALPHA!r}",
+    f"SCORE_CLIP = {gof.SCORE_CLIP!r}",
+    *(
+        line
+        for item in (
+            gof.Verdict,
+            gof.dkwm_epsilon,
+            gof.ks_distances,
+            gof.normal_scores,
+            gof.univariate,
+            gof.worst,
+        )
+        for line in ["", "", *inspect.getsource(item).splitlines()]
+    ),
+]
+
+
+def _law_table(subject: Subject, x: np.ndarray, column: int) -> dict:
+    """The law's CDF at both ends of the cells of TABLE_ROWS of the draws ``x`` (n, *batch)
+    of the flat batch element ``column``, at evenly spaced ranks (a script interpolates
+    between them; every outcome drawn where they are few, each exactly)."""
+    n = x.shape[0]
+    if subject.law.kind == "pmf":
+        # Every whole number from the least to the largest outcome drawn, each exactly.
+        drawn = x.reshape(n, -1)[:, column]
+        grid = np.arange(drawn.min(), drawn.max() + 1)
+        if len(grid) <= TABLE_ROWS:
+            x = np.broadcast_to(
+                grid.reshape((-1,) + (1,) * (x.ndim - 1)), (len(grid), *x.shape[1:])
+            )
+            x, n = x.astype(drawn.dtype), len(grid)
+    cells = subject.law.cdf_cells(x)
+    if cells is None:
+        raise ValueError("the law's cells of these draws are unknown")
+    values = x.reshape(n, -1)
+    lower, upper = (np.asarray(c).reshape(n, -1) for c in cells)
+    order = np.argsort(values[:, column], kind="stable")
+    xs = values[order, column].astype(np.float64)
+    _, first = np.unique(xs, return_index=True)
+    if len(first) > TABLE_ROWS:
+        first = np.unique(np.linspace(0, len(xs) - 1, TABLE_ROWS).round().astype(int))
+        first = first[np.concatenate([[True], np.diff(xs[first]) > 0])]
+    at = order[first]
+    return {
+        "column": int(column),
+        "x": xs[first],
+        "lower": np.asarray(lower[at, column], np.float64),
+        "upper": np.asarray(upper[at, column], np.float64),
+    }
 
 
 def _plotter(values: np.ndarray, lower: np.ndarray, upper: np.ndarray):

@@ -15,7 +15,9 @@ from __future__ import annotations
 import numpy as np
 
 from conformance.check_names import CheckName
-from conformance.checks.base import Check, CheckResult
+from conformance.checks import draw_scripts
+from conformance.checks.base import Check, CheckResult, Reproducer
+from conformance.checks.draw_scripts import Requests
 from conformance.checks.draws import (
     draw,
     draw_shapes,
@@ -23,9 +25,10 @@ from conformance.checks.draws import (
     has_rsample,
     outside_support,
 )
-from conformance.checks.subject import Subject
+from conformance.checks.subject import FrameworkError, Subject
 from conformance.kinds import Kind
 from conformance.operations import DrawMode, DrawRaised, Operation
+from conformance.reproducers.script import Script
 
 SAMPLE_SHAPES: tuple[tuple[int, ...], ...] = ((), (2,), (2, 3))
 #: Where the shapes are traced, the sample_shape drawn for the support in each mode: one
@@ -69,14 +72,17 @@ class SampleShapesCheck(Check):
     draws_by_shape = True
     single_dtype = "first"
 
-    def evaluate(self, subject: Subject) -> CheckResult:
+    @staticmethod
+    def _requests(subject: Subject) -> tuple[Requests, list | None, Requests]:
+        """The requests wanted, their traced shapes (None where the framework traces none)
+        and the requests drawn.
+
+        Where the framework fixes the draws' shapes before running (JAX), they are read from
+        there, and only the largest sample_shape of each mode the adapter draws for the
+        support is drawn: each request is a sampler compiled of its own (Gamma's: 1.5 s).
+        A request whose draws raised while tracing is reported as such, and not drawn."""
         wanted = requests(subject)
-        seed = subject.draw_seed(self.name)
         traced = draw_shapes(subject, wanted)
-        # Where the framework fixes the draws' shapes before running (JAX), they are read from
-        # there, and only the largest sample_shape of each mode the adapter draws for the
-        # support is drawn: each request is a sampler compiled of its own (Gamma's: 1.5 s).
-        # A request whose draws raised while tracing is reported as such, and not drawn.
         raised = {
             r: t for r, t in zip(wanted, traced or [], strict=False) if isinstance(t, DrawRaised)
         }
@@ -92,10 +98,15 @@ class SampleShapesCheck(Check):
                 and (support_modes is None or mode in support_modes)
             ]
         )
+        return wanted, traced, drawn
+
+    def evaluate(self, subject: Subject) -> CheckResult:
+        seed = subject.draw_seed(self.name)
+        wanted, traced, drawn = self._requests(subject)
         values = dict(zip(drawn, draw(subject, drawn, seed), strict=True)) if drawn else {}
         described = traced or [(tuple(x.shape), str(x.dtype)) for x in values.values()]
         problems = []
-        shapes = {}
+        shapes: dict[str, dict] = {}
         for (mode, shape), found in zip(wanted, described, strict=True):
             label = f"{mode}{tuple(shape)}"
             if isinstance(found, DrawRaised):
@@ -150,3 +161,56 @@ class SampleShapesCheck(Check):
             elif where := outside_support(subject, x):
                 problems.append((Kind.SAMPLE_SUPPORT, f"{label}: {where}"))
         return problems
+
+    def reproducer(self, subject: Subject) -> Reproducer | None:
+        """The item's requests drawn by the framework from the item's seed (traced first where
+        the adapter reads shapes from a trace), held to the shapes, dtypes and support."""
+        seed = subject.draw_seed(self.name)
+        try:
+            with subject.adapter.precision(subject.dtype):
+                wanted, traced, drawn = self._requests(subject)
+        except FrameworkError:  # construction raised: the script's plain draws raise the same
+            wanted = drawn = [(DrawMode.SAMPLE, shape) for shape in SAMPLE_SHAPES]
+            traced = None
+        if drawn and not draw_scripts.script_sees_support_failure(subject, drawn, seed):
+            return None
+        named = {"WANTED": wanted, "DRAWN": drawn}
+
+        def body(script: Script) -> list[str]:
+            lines = [
+                *draw_scripts.definitions(script),
+                *draw_scripts.DRAW_PROBLEMS,
+                "problems = []",
+            ]
+            if traced is not None:
+                shapes = script.dialect.traced_shapes(
+                    {"call": script.call, "arrays": script.arrays, "requests": "WANTED"}
+                )
+                if shapes is None:
+                    return ["report(True, 'no traced shapes written for this framework')"]
+                lines += [
+                    *shapes,
+                    "for (mode, shape), found in zip(WANTED, traced, strict=True):",
+                    "    label = f'{mode}{shape}'",
+                    "    print(label, found)",
+                    "    if isinstance(found, str):",
+                    "        problems.append(f'{label}: {found}')",
+                    "        continue",
+                    "    problems += shape_problems(label, found[0], found[1], shape)",
+                ]
+            lines += [
+                "if DRAWN:",
+                *("    " + ln for ln in draw_scripts.drawn(script, subject, "DRAWN", "drawn")),
+                "    for (mode, shape), x in zip(DRAWN, drawn, strict=True):",
+                "        print(f'{mode}{shape} drawn', x.shape, x.dtype)",
+                "        problems += draw_problems(f'{mode}{shape} drawn', x, shape)",
+                "report(bool(problems), '; '.join(problems))",
+            ]
+            return lines
+
+        return Reproducer(
+            subject,
+            self.name,
+            body,
+            lambda script: draw_scripts.constants(subject, seed, named),
+        )

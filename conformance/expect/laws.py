@@ -172,6 +172,25 @@ class DrawLaw:
             inside |= finite & self._inside(np.where(finite[..., None, None], _nudged(raw), 0.0))
         return inside
 
+    def support_bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        """A univariate support's closed hull per batch element (±inf where no end holds): what
+        a reproducer script holds draws to, never narrower than the support itself."""
+        batch = tuple(self.family.batch_shape(self.params, self.parametrization))
+        lower = np.full(batch, -np.inf)
+        upper = np.full(batch, np.inf)
+        name = self.family.value.support
+        interval = domains.interval(name)
+        if interval is not None:
+            lower, upper = np.maximum(lower, interval.lo), np.minimum(upper, interval.hi)
+        elif name == "circular":
+            lower, upper = np.maximum(lower, -np.pi), np.minimum(upper, np.pi)
+        declared = self.family.support(self.params, self.parametrization)
+        if declared.lower is not None:
+            lower = np.maximum(lower, np.asarray(declared.lower, np.float64))
+        if declared.upper is not None:
+            upper = np.minimum(upper, np.asarray(declared.upper, np.float64))
+        return np.broadcast_to(lower, batch), np.broadcast_to(upper, batch)
+
     def _inside(self, value: np.ndarray) -> np.ndarray:
         """The oracle's support test, False at non-finite numbers."""
         finite = np.isfinite(value) if self.family.value.event_rank == 0 else True

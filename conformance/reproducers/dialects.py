@@ -16,7 +16,22 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from conformance.operations import DrawMode
 from conformance.registry import Binding
+
+
+def requests_literal(requests: list[tuple[DrawMode, tuple[int, ...]]]) -> str:
+    """A script's list of draw requests, each mode named as the script's ``DrawMode`` names it."""
+    return "[" + ", ".join(f"(DrawMode.{m.name}, {tuple(s)!r})" for m, s in requests) + "]"
+
+
+def draw_modes_class() -> list[str]:
+    """The suite's draw modes as a script's plain class (its requests name them)."""
+    return [
+        "class DrawMode:",
+        '    """The ways the suite asks for draws, by its names."""',
+        *(f"    {m.name} = {m.value!r}" for m in DrawMode),
+    ]
 
 
 class Dialect:
@@ -70,4 +85,21 @@ class Dialect:
         ``lp`` (log_prob, or the model's log density) and ``grads`` (traced input → gradient),
         with ``ctx['call']`` the constructor and ``ctx['traced']`` the traced inputs; None
         where the dialect writes no calling context."""
+        return None
+
+    def draw_definitions(self, ctx: Mapping[str, Any]) -> list[str]:
+        """What :meth:`draw` and :meth:`traced_shapes` use (defined once, before them)."""
+        return []
+
+    def draw(self, ctx: Mapping[str, Any]) -> list[str] | None:
+        """Lines that leave ``ctx['into']``, a list of NumPy arrays: the draws of each
+        (mode, sample_shape) of the script's list named ``ctx['requests']``, made as the
+        adapter makes them from seed ``SEED`` (so the item's own draws, on the item's
+        platform); None where the dialect writes no draws."""
+        return None
+
+    def traced_shapes(self, ctx: Mapping[str, Any]) -> list[str] | None:
+        """Where the adapter reads the draws' shapes from a trace (JAX): lines that leave
+        ``traced``, each request's ``(shape, dtype name)`` or the ``'raised …'`` its trace
+        gave, for the requests named ``ctx['requests']``; None where nothing is traced."""
         return None

@@ -86,7 +86,12 @@ def _under(path: tuple[list[str], list[str]], body: list[str]) -> list[str]:
     contexts, first = path
     if not contexts:
         return [*first, *body]
-    return [f"with {', '.join(contexts)}:", *("    " + ln for ln in [*first, *body])]
+    return [f"with {', '.join(contexts)}:", *indented([*first, *body])]
+
+
+def indented(lines: list[str]) -> list[str]:
+    """``lines`` one block deeper (a blank line stays blank)."""
+    return ["    " + ln if ln else "" for ln in lines]
 
 
 def render(subject: Subject, check: Check, message: str) -> str | None:
@@ -172,7 +177,7 @@ def render(subject: Subject, check: Check, message: str) -> str | None:
         *body_lines,
         f"value = {dialect.array(array_literal(inputs.framework_value()))}",
         "try:",
-        *("    " + ln for ln in _under(contexts, part.body(script))),
+        *indented(_under(contexts, part.body(script))),
         "except Exception as exc:  # the framework raising is the mismatch being reproduced",
         "    print(f'MISMATCH: raised {type(exc).__name__}: {exc}')",
         "    sys.exit(1)",
@@ -190,15 +195,25 @@ IMPORTS = "# <imports>"
 def import_block(text: str, third_party: list[str]) -> str:
     """The script's imports as ruff's isort writes them: the standard library modules it uses,
     then the frameworks and numpy, each group sorted by module; nothing unused."""
-    # What an embedded .npy array needs (see array_literal).
-    used = {"base64": "base64.b64decode(", "io": "io.BytesIO("}
-    stdlib = ["import sys"] + [f"import {m}" for m, call in used.items() if call in text]
+    # What an embedded .npy array needs (see array_literal), and what the functions a check
+    # writes with its own source use (the sampling checks' statistics, NumPyro's plates).
+    used = {
+        "import base64": "base64.b64decode(",
+        "import io": "io.BytesIO(",
+        "import contextlib": "contextlib.",
+        "from dataclasses import dataclass, field": "@dataclass",
+    }
+    stdlib = ["import sys"] + [line for line, call in used.items() if call in text]
+    if "special." in text:
+        third_party = [*third_party, "from scipy import special"]
 
-    def order(line: str) -> tuple[str, bool, str]:
-        # By module, the plain import before its aliases (as isort writes them): a total order,
-        # so the block does not follow the set's (hash-seeded) order.
-        module, _, alias = line.removeprefix("import ").partition(" as ")
-        return module, bool(alias), alias
+    def order(line: str) -> tuple[bool, str, bool, str]:
+        # Plain imports before from-imports, each by module, the plain import before its
+        # aliases (as isort writes them): a total order, so the block does not follow the
+        # set's (hash-seeded) order.
+        is_from = line.startswith("from ")
+        module, _, alias = line.removeprefix("import ").removeprefix("from ").partition(" as ")
+        return is_from, module.split(" import ")[0], bool(alias), alias
 
     groups = [sorted(set(stdlib), key=order), sorted(set(third_party), key=order)]
     return "\n\n".join("\n".join(group) for group in groups)

@@ -9,8 +9,12 @@ reproducer in the check's module.
 
 from __future__ import annotations
 
+import ast
 import base64
+import inspect
 import io
+import textwrap
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -38,6 +42,18 @@ def array_literal(array: np.ndarray) -> str:
     np.save(buf, array, allow_pickle=False)
     encoded = base64.b64encode(buf.getvalue()).decode("ascii")
     return f'np.load(io.BytesIO(base64.b64decode("{encoded}")))'
+
+
+def plain_source(function: Callable[..., Any]) -> list[str]:
+    """``function``'s source as a script defines it: its own code, one definition with the
+    suite's, without the annotations that name the suite's types (a script imports none)."""
+    tree = ast.parse(textwrap.dedent(inspect.getsource(function)))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef):
+            node.returns = None
+            for arg in [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]:
+                arg.annotation = None
+    return ast.unparse(tree).splitlines()
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ from conformance.records import results
 from conformance.reference import core
 from conformance.registry import callables, coverage
 from conformance.report import details, svg, values
+from conformance.reproducers import script
 from conformance.run.session import items, project_fixtures
 
 # pytest's Item API: pytest calls these on the suite's items.
@@ -53,3 +54,7 @@ results.load_results  # results.json's reader: tests/running/test_robustness.py
 coverage.readme_line  # the README's coverage line: tests/project/test_coverage.py
 coverage.FrameworkCoverage.stale_exclusions  # tests/project/test_coverage.py fails on one
 lowering.unshare_context  # tests/frameworks/test_jax_lowering.py
+
+# ast.unparse reads them: a script's copy of a function has its annotations set to None.
+script.ast.FunctionDef.returns
+script.ast.arg.annotation

@@ -303,7 +303,7 @@ def test_scripts_are_ruff_clean(tmp_path: Path) -> None:
     """A reproducer goes into upstream bug reports and CI logs: it passes the project's own
     lint rules (ruff check: imports sorted and all used, zip strict, ...). A sample over every
     body and dialect: shapes, log_prob (literal and base64 arrays), both gradient methods, the
-    compiled NumPyro path, GPyTorch operators."""
+    compiled NumPyro path, GPyTorch operators, draws (traced and drawn) and their fit."""
     big = """
 - id: big
   family: Normal
@@ -315,11 +315,20 @@ def test_scripts_are_ruff_clean(tmp_path: Path) -> None:
         case = make_case(text)
         for adapter in adapters:
             subject = subject_for(case, adapter, "float32")
-            for method in ("shapes", "log_prob", "grad", "grad_functional"):
+            for method in (
+                "shapes",
+                "log_prob",
+                "grad",
+                "grad_functional",
+                "sample_shapes",
+                "sample_fit",
+            ):
                 source = reproducer.render(subject, CHECKS[method], "x")
                 if source is not None:
                     scripts.append(source)
     assert len(scripts) >= 12 and any("base64.b64decode" in s for s in scripts)
+    assert any("def univariate(" in s for s in scripts)  # the fit's statistics
+    assert any("jax.eval_shape" in s for s in scripts)  # NumPyro's traced shapes
     for i, source in enumerate(scripts):
         (tmp_path / f"repro_{i}.py").write_text(source)
     repo = Path(__file__).resolve().parents[2]

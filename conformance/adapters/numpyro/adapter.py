@@ -96,7 +96,7 @@ class NumpyroAdapter(NumpyroContexts, Adapter):
         return {cache.ENV: directory}
 
     def reproducer(self) -> Dialect | None:
-        return JaxDialect(compiled=self.evaluates_compiled())
+        return JaxDialect(self.evaluates_compiled(), draw_in_context=_draw_in_context)
 
     def device_unavailable(self, device: str) -> str | None:
         if device == "cpu":

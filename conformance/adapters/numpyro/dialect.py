@@ -3,10 +3,11 @@ construction with log_prob compiled in one ``jax.jit`` function where the items 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from conformance.reproducers.dialects import Dialect
+from conformance.reproducers.script import plain_source
 
 
 class JaxDialect(Dialect):
@@ -14,8 +15,56 @@ class JaxDialect(Dialect):
     roots = frozenset({"jax"})
     jit_decorator = "@jax.jit"
 
-    def __init__(self, compiled: bool) -> None:
+    def __init__(self, compiled: bool, draw_in_context: Callable[..., Any] | None = None) -> None:
         self.compiled = compiled
+        #: The adapter's function that makes one draw request (its source goes into scripts).
+        self.draw_in_context = draw_in_context
+
+    def draw_definitions(self, ctx: Mapping[str, Any]) -> list[str]:
+        """The adapter's own request maker, and ``requested(requests)``: the function of the
+        arrays and a key that draws every request from one distribution, the key split once
+        per request, as the adapter's draws are made."""
+        if self.draw_in_context is None:
+            return []
+        every = ", ".join([*ctx["arrays"], "key"])
+        return [
+            *plain_source(self.draw_in_context),
+            "def requested(requests):",
+            f"    def draws({every}):",
+            f"        dist = {ctx['call']}",
+            "        keys = jax.random.split(key, len(requests))",
+            f"        return [{self.draw_in_context.__name__}(dist, mode, shape, k) "
+            "for (mode, shape), k in zip(requests, keys, strict=True)]",
+            "    return draws",
+            "KEY = jax.device_put(jax.random.PRNGKey(SEED), DEVICE)",
+        ]
+
+    def draw(self, ctx: Mapping[str, Any]) -> list[str] | None:
+        if self.draw_in_context is None:
+            return None
+        every = ", ".join([*ctx["arrays"], "KEY"])
+        made = (
+            f"jax.jit(requested({ctx['requests']}))"
+            if self.compiled
+            else (f"requested({ctx['requests']})")
+        )
+        return [f"{ctx['into']} = [np.asarray(x) for x in {made}({every})]"]
+
+    def traced_shapes(self, ctx: Mapping[str, Any]) -> list[str] | None:
+        """Each request traced alone (``jax.eval_shape``), so one that raises is named and the
+        others still give their shapes, as the adapter reads them."""
+        if self.draw_in_context is None:
+            return None
+        every = ", ".join([*ctx["arrays"], "KEY"])
+        return [
+            "traced = []",
+            f"for request in {ctx['requests']}:",
+            "    try:",
+            f"        (found,) = jax.eval_shape(requested([request]), {every})",
+            "        traced.append((tuple(found.shape), found.dtype.name))",
+            "    except Exception as exc:  # this request's trace only: the others still trace",
+            "        traced.append(f'raised {type(exc).__name__}: {exc}')",
+        ]
 
     def setup(self, dtype: str, device: str) -> list[str]:
         platform = "gpu" if device == "cuda" else "cpu"

@@ -38,6 +38,23 @@ class TorchDialect(Dialect):
             f"grads = torch.autograd.grad((lp * CT).sum(), [{args}], allow_unused=True)",
         ]
 
+    def draw(self, ctx: Mapping[str, Any]) -> list[str] | None:
+        """Every request from one distribution, torch's generator seeded with ``SEED`` as the
+        adapter seeds it (forked, so nothing else moves it)."""
+        into, requests = ctx["into"], ctx["requests"]
+        return [
+            "with torch.random.fork_rng(devices=[]):",
+            "    torch.manual_seed(SEED)",
+            f"    dist = {ctx['call']}",
+            f"    {into} = [",
+            "        dist.rsample(torch.Size(shape)).detach()",
+            "        if mode == DrawMode.RSAMPLE",
+            "        else dist.sample(torch.Size(shape))",
+            f"        for mode, shape in {requests}",
+            "    ]",
+            f"{into} = [{self.to_numpy('x')} for x in {into}]",
+        ]
+
     def context_call(self, ctx: Mapping[str, Any]) -> list[str] | None:
         """torch's calling contexts as :class:`~conformance.adapters.torch.contexts.TorchContexts`
         makes them: the mode set for the rest of the script, then the call."""

@@ -1,0 +1,144 @@
+"""A failing sampling item carries a script that draws with the framework from the item's own
+seed, as the adapter drew, and tests the draws with the check's own statistics (scipy's special
+functions): it exits 1 with MISMATCH where the item failed, 0 where it passed, and no script is
+written where a script could not see the failure (a projection's law, a vector draw inside the
+reals but outside the support)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from helpers import make_case, subject_for
+from test_reproducer import run_script
+
+from conformance.checks import CHECKS
+from conformance.reproducers import render as reproducer
+
+# Real failures on the pinned releases, each a known-failure entry (docs/findings/sampling.md).
+GAMMA_TINY = """
+- id: tiny-concentrations
+  family: Gamma
+  params: {concentration: [1.0e-3, 1.0e-10, 1.0e-3], rate: [1.0, 1.0e-3, 1.0e+3]}
+  value: [1.0e-3, 2.0, 1.0e-20]
+"""
+KUMARASWAMY_EXTREMES = """
+- id: concentration-extremes
+  family: Kumaraswamy
+  params: {concentration1: [1.0e-3, 100.0, 0.5], concentration0: [2.0, 0.5, 1.0e-3]}
+  value: [0.3, 0.97, 0.4]
+"""
+INVERSE_WISHART_NEAR_LIMIT = """
+- id: scale-concentration-near-lower-limit
+  family: InverseWishart
+  parametrization: scale_matrix
+  params: {concentration: 1.01, scale_matrix: [[2.0, 0.3], [0.3, 1.0]]}
+  value: [[1.5, -0.2], [-0.2, 0.7]]
+"""
+DELTA_CROSS = """
+- id: params-cross-broadcast
+  family: Delta
+  params:
+    v: [[0.5, 1.0, 1.5, 2.0]]
+    log_density: [[0.1], [-0.2], [3.0]]
+  value: [[0.5, 1.0, 1.5, 2.0]]
+"""
+MIXTURE_CROSS = """
+- id: probs-cross-broadcast
+  family: MixtureSameFamily
+  parametrization: normal_probs
+  params:
+    probs: {generator: simplex, shape: [3, 1, 2], seed: 21, concentration: 3.0}
+    loc: {generator: normal, shape: [1, 2, 2], seed: 22}
+    scale: {generator: positive, shape: [1, 2, 2], seed: 23}
+  value: {generator: normal, shape: [3, 2], seed: 24}
+"""
+SINE_BIVARIATE_BIMODAL = """
+- id: bimodal
+  family: SineBivariateVonMises
+  params: {phi_loc: 0.0, psi_loc: 0.0, phi_concentration: [1.0, 2.0], psi_concentration: [1.0, 2.0], correlation: [3.0, -10.0]}
+  value: [1.2, -0.8]
+"""
+# Healthy draws, continuous and discrete.
+NORMAL = """
+- id: normal
+  family: Normal
+  params: {loc: {generator: normal, shape: [3], seed: 1}, scale: 2.0}
+  value: {generator: normal, shape: [3], seed: 2}
+"""
+POISSON = """
+- id: poisson
+  family: Poisson
+  params: {rate: [0.5, 3.0, 40.0]}
+  value: [1.0, 2.0, 3.0]
+"""
+
+
+def _item_and_script(text: str, adapter: str, check: str, dtype: str = "float64"):
+    subject = subject_for(make_case(text), adapter, dtype)
+    with subject.adapter.precision(dtype):
+        result = CHECKS[check].run(subject)
+    return result, reproducer.render(subject, CHECKS[check], result.message or "x")
+
+
+@pytest.mark.parametrize(
+    ("text", "adapter", "check", "kind", "shown"),
+    [
+        (GAMMA_TINY, "torch", "sample_fit", "fit", "normal scores"),
+        (KUMARASWAMY_EXTREMES, "numpyro", "sample_fit", "fit", "Kolmogorov–Smirnov distance"),
+        (INVERSE_WISHART_NEAR_LIMIT, "numpyro", "sample_fit", "sample_support", "not numbers"),
+        (DELTA_CROSS, "numpyro", "sample_shapes", "shape", "shape (1, 4), expected (3, 4)"),
+        (DELTA_CROSS, "numpyro", "sample_fit", "shape", "expected (2048, 3, 4)"),
+        (MIXTURE_CROSS, "torch", "sample_shapes", "raises", "raised RuntimeError"),
+    ],
+    ids=[
+        "gamma-fit",
+        "kumaraswamy-fit",
+        "inversewishart-support",
+        "delta-shapes",
+        "delta-fit-shape",
+        "mixture-raises",
+    ],
+)
+def test_a_failing_sampling_item_reproduces_standalone(
+    tmp_path, text, adapter, check, kind, shown
+) -> None:
+    result, source = _item_and_script(text, adapter, check)
+    assert not result.passed and result.kind == kind, result.message
+    assert source is not None
+    proc = run_script(source, tmp_path)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    mismatch = proc.stdout.strip().splitlines()[-1]
+    assert mismatch.startswith("MISMATCH") and shown in mismatch, proc.stdout
+
+
+def test_the_script_reaches_the_items_statistic(tmp_path) -> None:
+    """The script draws the item's own draws and runs the check's own statistics on the worst
+    element: the statistic it prints is the item's, up to the law's tabulation."""
+    result, source = _item_and_script(KUMARASWAMY_EXTREMES, "numpyro", "sample_fit")
+    proc = run_script(source, tmp_path)
+    printed = float(re.search(r"= (\S+) exceeds", proc.stdout).group(1))
+    assert result.metrics["statistic"] in proc.stdout
+    assert printed == pytest.approx(result.metrics["value"], rel=1e-3)
+
+
+@pytest.mark.parametrize("adapter", ["torch", "numpyro"])
+@pytest.mark.parametrize("check", ["sample_shapes", "sample_fit"])
+@pytest.mark.parametrize("text", [NORMAL, POISSON], ids=["normal", "poisson"])
+def test_a_passing_sampling_item_s_script_passes(tmp_path, adapter, check, text) -> None:
+    result, source = _item_and_script(text, adapter, check)
+    assert result.passed, result.message
+    proc = run_script(source, tmp_path)
+    assert proc.returncode == 0 and "OK: no mismatch reproduced" in proc.stdout, (
+        proc.stdout + proc.stderr
+    )
+    if check == "sample_fit":  # the fit was tested, not only shapes and support
+        assert "Kolmogorov" in proc.stdout or "normal scores" in proc.stdout, proc.stdout
+
+
+def test_no_script_where_it_could_not_see_the_failure() -> None:
+    """NumPyro's SineBivariateVonMises fails on its marginals' laws (projections the oracle
+    states): a script without the oracle would print OK, so none is written."""
+    result, source = _item_and_script(SINE_BIVARIATE_BIMODAL, "numpyro", "sample_fit")
+    assert not result.passed and result.kind == "fit", result.message
+    assert source is None
