@@ -46,12 +46,13 @@ import numpy as np
 from conformance.adapters.base import Adapter
 from conformance.check_names import CheckName
 from conformance.checks import gof, pathwise_moments
-from conformance.checks.base import Check, CheckResult
+from conformance.checks.base import Check, CheckResult, Reproducer
 from conformance.checks.draws import has_rsample
 from conformance.checks.subject import Subject
 from conformance.compare import compare_arrays, project, tolerance
 from conformance.kinds import Kind
 from conformance.operations import Operation
+from conformance.reproducers.script import Script, array_literal
 
 #: Draws per item (all batch elements together), and the fewest per batch element.
 DRAWS = 2**9
@@ -247,14 +248,29 @@ class RsampleGradCheck(Check):
         return self._in_expectation(subject, x, per_draw, total, names, weights, metrics)
 
     def _draw_by_draw(
-        self, subject: Subject, names: list[str], exempt: dict[str, str]
+        self,
+        subject: Subject,
+        names: list[str],
+        exempt: dict[str, str],
+        kept: dict[str, Any] | None = None,
     ) -> CheckResult:
+        """Each draw's derivatives, and rsample((n,))'s summed gradient, against the identity's
+        (or a declared map's) at the draws. ``kept``, where given, receives the draws and each
+        comparison's expected numbers, tolerance and judged draws (what a script embeds)."""
+        kept = {} if kept is None else kept
         batch = tuple(subject.expected.batch_shape)
         elements = int(np.prod(batch)) if batch else 1
         n = max(FEWEST, DRAWS // elements)
         x, per_draw, summed, total, metrics = self._draws(subject, names, n)
         if isinstance(x, CheckResult):
             return x
+        kept.update(
+            draws=x,
+            summed_draws=subject.numpy(summed, "read draws"),
+            n=n,
+            per_draw={},
+            summed={},
+        )
         if exempt:
             metrics["exempt"] = exempt
         info = subject.law.family.parametrizations[subject.law.parametrization]
@@ -295,9 +311,12 @@ class RsampleGradCheck(Check):
             got = project(got, structure)
             tol = tolerance(subject.dtype, expected, np.abs(sensitivity))
             compared = compare_arrays(expected, got, tol, dtype=subject.dtype)
+            kept["per_draw"][name] = (np.where(judged, expected, 0.0), tol, judged)
             if worst is None or _badness(compared) > worst[0]:
                 worst = (_badness(compared), f"per-draw d draw/d {name}", compared)
-            summed_judged = self._summed(subject, derive, summed, total[name], name, structure)
+            summed_judged = self._summed(
+                subject, derive, summed, total[name], name, structure, kept
+            )
             if summed_judged is not None:
                 metrics.setdefault("summed_compared", []).append(name)
             if summed_judged is not None and _badness(summed_judged) > worst[0]:
@@ -313,6 +332,55 @@ class RsampleGradCheck(Check):
             return CheckResult(True, metrics=metrics)
         kind = Kind.GRAD if compared.kind is Kind.VALUE else compared.kind
         return self.fail(subject, kind, f"{where}: {compared.detail}", metrics)
+
+    def reproducer(self, subject: Subject) -> Reproducer | None:
+        """The item's draws and their derivatives made as the adapter made them, from the
+        item's seed, held to the identity's derivatives at the item's own draws (embedded,
+        with their tolerances and the draws judged). Univariate draws judged draw by draw
+        only: None where the item failed in expectation, or for a vector draw (a declared
+        map's derivatives need the oracle's structure)."""
+        names, exempt = self._names(subject)
+        if subject.law.family.value.event_rank > 0 or not names:
+            return None
+        kept: dict[str, Any] = {}
+        with subject.adapter.precision(subject.dtype):
+            whole = self.evaluate(subject)
+            by_draw = self._draw_by_draw(subject, names, exempt, kept)
+        if not whole.passed and by_draw.passed:
+            return None  # the item failed in expectation, which a script cannot state
+        if "draws" not in kept:
+            return None  # the draws' shape failed: sample_shapes' script shows it
+        seed = subject.draw_seed(self.name)
+
+        def constants(script: Script) -> list[str]:
+            def table(which: str, part: int) -> str:
+                items = kept[which].items()
+                return "{" + ", ".join(f"{k!r}: {array_literal(v[part])}" for k, v in items) + "}"
+
+            return [
+                "",
+                f"SEED = {seed}",
+                f"N = {kept['n']}",
+                f"NAMES = {names!r}",
+                "# The item's draws, at which the identity's derivatives below are taken:",
+                f"ITEM_DRAWS = {array_literal(kept['draws'])}",
+                f"ITEM_SUMMED_DRAWS = {array_literal(kept['summed_draws'])}",
+                f"EXPECTED_PER_DRAW = {table('per_draw', 0)}",
+                f"TOLERANCE_PER_DRAW = {table('per_draw', 1)}",
+                f"JUDGED = {table('per_draw', 2)}",
+                f"EXPECTED_TOTAL = {table('summed', 0)}",
+                f"TOLERANCE_TOTAL = {table('summed', 1)}",
+            ]
+
+        def body(script: Script) -> list[str]:
+            made = script.dialect.pathwise(
+                {"call": script.call, "arrays": script.arrays, "names": "NAMES"}
+            )
+            if made is None:
+                return [f"report(True, 'no pathwise draws written for {subject.adapter.name}')"]
+            return [*made, *PATHWISE_COMPARISON]
+
+        return Reproducer(subject, self.name, body, constants)
 
     def _in_expectation(
         self,
@@ -395,7 +463,9 @@ class RsampleGradCheck(Check):
         )
         return self.fail(subject, Kind.GRAD, message, metrics)
 
-    def _summed(self, subject: Subject, derive, summed: Any, total: Any, name: str, structure):
+    def _summed(
+        self, subject: Subject, derive, summed: Any, total: Any, name: str, structure, kept: dict
+    ):
         """The gradient of rsample((n,))'s sum by ``name`` against the oracle's derivatives
         summed, where every one of those draws is judged (else None: not compared)."""
         x = subject.numpy(summed, "read draws").astype(np.float64)
@@ -418,4 +488,48 @@ class RsampleGradCheck(Check):
                 structure,
             )
         )
+        kept["summed"][name] = (expected, tol)
         return compare_arrays(expected, project(got, structure), tol, dtype=subject.dtype)
+
+
+#: A pathwise script's comparison: the draws must be the item's (else the embedded derivatives
+#: are not theirs: exit 2), then each judged draw's derivative and each summed gradient within
+#: the item's tolerance, by the comparison's own rule.
+PATHWISE_COMPARISON = [
+    "same = x.shape == ITEM_DRAWS.shape and np.array_equal(x, ITEM_DRAWS, equal_nan=True)",
+    "same = same and np.array_equal(summed_x, ITEM_SUMMED_DRAWS, equal_nan=True)",
+    "if not same:",
+    "    print('DRAWS DIFFER from the item (another platform or release draws otherwise); the '",
+    "          'expected derivatives are the identity at the item draws, so nothing is compared')",
+    "    sys.exit(2)",
+    "",
+    "",
+    "def judged(what, got, expected, tol, where):",
+    "    got = np.asarray(got, dtype=np.float64)",
+    "    report(got.shape != expected.shape, f'{what}: shape {got.shape}, expected {expected.shape}')",
+    "    err = np.abs(got - expected)",
+    "    err = np.where(np.isnan(err), np.inf, err)",
+    "    ratio = np.where(where, err_over_tol(err, tol, np.isfinite(expected)), 0.0)",
+    "    at = tuple(int(i) for i in np.unravel_index(int(np.argmax(ratio)), ratio.shape))",
+    "    shown = f'{float(got[at])!r} where the identity gives {float(expected[at])!r}'",
+    "    print(f'{what}: worst err/tol {float(ratio[at]):.3g} at {at}: {shown}')",
+    "    report(float(ratio[at]) > 1, f'{what}: err/tol {float(ratio[at]):.3g} at {at}: {shown}')",
+    "",
+    "",
+    "for name in NAMES:",
+    "    judged(",
+    "        f'per-draw d draw/d {name}',",
+    "        per_draw[name],",
+    "        EXPECTED_PER_DRAW[name],",
+    "        TOLERANCE_PER_DRAW[name],",
+    "        JUDGED[name],",
+    "    )",
+    "for name, expected in EXPECTED_TOTAL.items():",
+    "    judged(",
+    "        f'd sum(draws)/d {name} of rsample((N,))',",
+    "        total[name],",
+    "        expected,",
+    "        TOLERANCE_TOTAL[name],",
+    "        np.ones(expected.shape, dtype=bool),",
+    "    )",
+]

@@ -103,3 +103,11 @@ class Dialect:
         ``traced``, each request's ``(shape, dtype name)`` or the ``'raised …'`` its trace
         gave, for the requests named ``ctx['requests']``; None where nothing is traced."""
         return None
+
+    def pathwise(self, ctx: Mapping[str, Any]) -> list[str] | None:
+        """Lines that leave ``x`` (``rsample()`` with each parameter named in the script's
+        list ``ctx['names']`` copied per draw to (N, *batch)), ``per_draw`` (name → each
+        draw's derivative), ``summed_x`` (``rsample((N,))``) and ``total`` (name → the gradient
+        of its sum), as NumPy, made as the adapter makes them from ``SEED``; None where the
+        dialect writes none."""
+        return None

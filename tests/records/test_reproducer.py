@@ -303,7 +303,8 @@ def test_scripts_are_ruff_clean(tmp_path: Path) -> None:
     """A reproducer goes into upstream bug reports and CI logs: it passes the project's own
     lint rules (ruff check: imports sorted and all used, zip strict, ...). A sample over every
     body and dialect: shapes, log_prob (literal and base64 arrays), both gradient methods, the
-    compiled NumPyro path, GPyTorch operators, draws (traced and drawn) and their fit."""
+    compiled NumPyro path, GPyTorch operators, draws (traced and drawn), their fit and their
+    pathwise derivatives."""
     big = """
 - id: big
   family: Normal
@@ -322,6 +323,7 @@ def test_scripts_are_ruff_clean(tmp_path: Path) -> None:
                 "grad_functional",
                 "sample_shapes",
                 "sample_fit",
+                "rsample_grad",
             ):
                 source = reproducer.render(subject, CHECKS[method], "x")
                 if source is not None:
@@ -329,6 +331,7 @@ def test_scripts_are_ruff_clean(tmp_path: Path) -> None:
     assert len(scripts) >= 12 and any("base64.b64decode" in s for s in scripts)
     assert any("def univariate(" in s for s in scripts)  # the fit's statistics
     assert any("jax.eval_shape" in s for s in scripts)  # NumPyro's traced shapes
+    assert any("EXPECTED_PER_DRAW" in s for s in scripts)  # pathwise derivatives
     for i, source in enumerate(scripts):
         (tmp_path / f"repro_{i}.py").write_text(source)
     repo = Path(__file__).resolve().parents[2]

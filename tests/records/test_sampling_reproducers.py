@@ -142,3 +142,57 @@ def test_no_script_where_it_could_not_see_the_failure() -> None:
     result, source = _item_and_script(SINE_BIVARIATE_BIMODAL, "numpyro", "sample_fit")
     assert not result.passed and result.kind == "fit", result.message
     assert source is None
+
+
+GAMMA_SCALAR = """
+- id: scalar
+  family: Gamma
+  params: {concentration: 2.5, rate: 1.5}
+  value: 0.8
+"""
+INVERSE_GAMMA_EXTREMES = """
+- id: parameter-extremes
+  family: InverseGamma
+  params: {concentration: [1.0e-3, 1000.0, 2.0], rate: [1.0, 1000.0, 1.0e-10]}
+  value: [5.0, 1.0, 1.0e-10]
+"""
+
+
+def test_a_pathwise_failure_reproduces_with_the_items_numbers(tmp_path) -> None:
+    """torch's Gamma.rsample gradient is approximate (torch-gamma-rsample-grad-approximate):
+    the script makes the item's draws and derivatives and finds the item's worst error."""
+    result, source = _item_and_script(GAMMA_SCALAR, "torch", "rsample_grad", "float32")
+    assert not result.passed and result.kind == "grad", result.message
+    proc = run_script(source, tmp_path)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    printed = float(
+        re.search(r"MISMATCH: per-draw d draw/d concentration: err/tol (\S+)", proc.stdout).group(1)
+    )
+    assert printed == pytest.approx(result.metrics["max_err_over_tol"], rel=1e-2)
+
+
+def test_an_overflowing_pathwise_gradient_reproduces(tmp_path) -> None:
+    result, source = _item_and_script(INVERSE_GAMMA_EXTREMES, "numpyro", "rsample_grad", "float32")
+    assert not result.passed, result.message
+    proc = run_script(source, tmp_path)
+    assert proc.returncode == 1 and "err/tol inf" in proc.stdout, proc.stdout + proc.stderr
+
+
+@pytest.mark.parametrize("adapter", ["torch", "numpyro"])
+def test_a_passing_pathwise_item_s_script_passes(tmp_path, adapter) -> None:
+    result, source = _item_and_script(NORMAL, adapter, "rsample_grad", "float32")
+    assert result.passed, result.message
+    proc = run_script(source, tmp_path)
+    assert proc.returncode == 0 and "OK: no mismatch reproduced" in proc.stdout, (
+        proc.stdout + proc.stderr
+    )
+    assert "per-draw d draw/d loc: worst err/tol" in proc.stdout  # compared, not skipped
+
+
+def test_other_draws_compare_nothing_and_say_so(tmp_path) -> None:
+    """The embedded derivatives are the identity's at the item's draws: a script whose draws
+    differ (another seed here; another platform in practice) exits 2, neither OK nor MISMATCH."""
+    _, source = _item_and_script(GAMMA_SCALAR, "torch", "rsample_grad", "float32")
+    seed = re.search(r"^SEED = (\d+)$", source, re.M).group(1)
+    proc = run_script(source.replace(f"SEED = {seed}", f"SEED = {int(seed) + 1}"), tmp_path)
+    assert proc.returncode == 2 and "DRAWS DIFFER" in proc.stdout, proc.stdout + proc.stderr

@@ -50,6 +50,35 @@ class JaxDialect(Dialect):
         )
         return [f"{ctx['into']} = [np.asarray(x) for x in {made}({every})]"]
 
+    def pathwise(self, ctx: Mapping[str, Any]) -> list[str] | None:
+        """As the adapter's ``pathwise_draws``: one function (jitted where the items are) of
+        the arrays and the key, ``jax.grad`` through ``rsample`` with the parameters broadcast
+        to (N, *batch), then through ``rsample(key, (N,))``."""
+        arrays = ctx["arrays"]
+        every = ", ".join(arrays)
+        given = "{" + ", ".join(f"{a!r}: {a}" for a in arrays) + "}"
+        made = "jax.jit(pathwise)" if self.compiled else "pathwise"
+        return [
+            f"def build({every}):",
+            f"    return {ctx['call']}",
+            f"def pathwise({every}, key):",
+            f"    given = {given}",
+            f"    wrt = [k for k in {ctx['names']} if k in given]",
+            "    def draws(own, shape):",
+            "        x = build(**{**given, **own}).rsample(key, shape)",
+            "        return x.sum(), x",
+            "    batch = jnp.broadcast_shapes(*(jnp.shape(v) for v in given.values()))",
+            "    own = {k: jnp.broadcast_to(given[k], (N, *batch)) for k in wrt}",
+            "    per_draw, each = jax.grad(draws, has_aux=True)(own, ())",
+            "    total, summed = jax.grad(draws, has_aux=True)({k: given[k] for k in wrt}, (N,))",
+            "    return each, per_draw, summed, total",
+            "KEY = jax.device_put(jax.random.PRNGKey(SEED), DEVICE)",
+            f"each, per_draw, summed, total = {made}({every + ', ' if every else ''}KEY)",
+            "x, summed_x = np.asarray(each), np.asarray(summed)",
+            "per_draw = {k: np.asarray(g) for k, g in per_draw.items()}",
+            "total = {k: np.asarray(g) for k, g in total.items()}",
+        ]
+
     def traced_shapes(self, ctx: Mapping[str, Any]) -> list[str] | None:
         """Each request traced alone (``jax.eval_shape``), so one that raises is named and the
         others still give their shapes, as the adapter reads them."""

@@ -55,6 +55,39 @@ class TorchDialect(Dialect):
             f"{into} = [{self.to_numpy('x')} for x in {into}]",
         ]
 
+    def pathwise(self, ctx: Mapping[str, Any]) -> list[str] | None:
+        """As the adapter's ``pathwise_draws``: parameters expanded to (N, *batch), one leaf
+        per draw, and the case's own parameters for ``rsample((N,))``, each draw seeded."""
+        every = ", ".join(ctx["arrays"])
+        names = ctx["names"]
+        given = "{" + ", ".join(f"{a!r}: {a}" for a in ctx["arrays"]) + "}"
+        return [
+            f"def build({every}):",
+            f"    return {ctx['call']}",
+            f"given = {given}",
+            "batch = torch.broadcast_shapes(*(torch.as_tensor(v).shape for v in given.values()))",
+            "own = {",
+            "    k: given[k].detach().expand(N, *batch).clone().requires_grad_()",
+            f"    for k in {names}",
+            "}",
+            "with torch.random.fork_rng(devices=[]):",
+            "    torch.manual_seed(SEED)",
+            "    each = build(**{**given, **own}).rsample()",
+            "grads = torch.autograd.grad(",
+            "    each.sum(), list(own.values()), allow_unused=True, materialize_grads=True",
+            ")",
+            f"shared = {{k: given[k].detach().clone().requires_grad_(True) for k in {names}}}",
+            "with torch.random.fork_rng(devices=[]):",
+            "    torch.manual_seed(SEED)",
+            "    summed = build(**{**given, **shared}).rsample(torch.Size((N,)))",
+            "totals = torch.autograd.grad(",
+            "    summed.sum(), list(shared.values()), allow_unused=True, materialize_grads=True",
+            ")",
+            f"x, summed_x = {self.to_numpy('each')}, {self.to_numpy('summed')}",
+            f"per_draw = {{k: {self.to_numpy('g')} for k, g in zip(own, grads, strict=True)}}",
+            f"total = {{k: {self.to_numpy('g')} for k, g in zip(shared, totals, strict=True)}}",
+        ]
+
     def context_call(self, ctx: Mapping[str, Any]) -> list[str] | None:
         """torch's calling contexts as :class:`~conformance.adapters.torch.contexts.TorchContexts`
         makes them: the mode set for the rest of the script, then the call."""
