@@ -41,6 +41,17 @@ POINTS = [
         "Wishart",
         {"df": np.array([3.5, 9.0]), "covariance_matrix": np.array([[2.0, 0.3], [0.3, 0.5]])},
     ),
+    (
+        "WishartCholesky",
+        {"df": np.array([2.05, 9.0]), "covariance_matrix": np.array([[2.0, 0.3], [0.3, 0.5]])},
+    ),
+    (
+        "WishartCholesky",
+        {
+            "df": np.array(3.5),
+            "covariance_matrix": np.array([[2.0, 0.6, -1.5], [0.6, 0.8, 0.1], [-1.5, 0.1, 5.0]]),
+        },
+    ),
 ]
 DRAWS = 400_000
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
-from ..core import Arrays, Family, Options, ParamInfo, ValueInfo
+from ..core import Arrays, Options, ParamInfo, ValueInfo
 from ..pathwise import through_cholesky
 from .lkj_cholesky import log_multivariate_gamma
 from .wishart import (
@@ -63,8 +63,23 @@ def _whitened(f: np.ndarray, x: np.ndarray, parametrization: str) -> tuple[np.nd
 
 
 class WishartCholesky(Wishart):
-    #: Its draws are the factor L of W = L·Lᵀ: W's moments are not theirs.
-    _draw_moments = Family._draw_moments
+    def _draw_moments(self, params, weights, parametrization, options):
+        """The factor is L = C·A (C = chol Σ, A Bartlett's: A_kk = √χ²(ν − k), k = 0..p−1,
+        A_kj ~ N(0, 1) below, all independent), so s = Σ w·L = Σ_kj (Cᵀw)_kj·A_kj:
+        E[s] = Σ_k (Cᵀw)_kk·E[A_kk] with E[√χ²(m)] = √2·Γ((m+1)/2)/Γ(m/2), and
+        Var(s) = Σ_(k>j) (Cᵀw)_kj² + Σ_k (Cᵀw)_kk²·(m_k − E[A_kk]²)."""
+        chol = self._scale_tril(params, parametrization)
+        c = np.swapaxes(chol, -1, -2) @ weights
+        p = chol.shape[-1]
+        dof = params["df"][..., None] - np.arange(p)
+        mean_chi = np.sqrt(2.0) * np.exp(
+            special.gammaln(0.5 * (dof + 1.0)) - special.gammaln(0.5 * dof)
+        )
+        diag = np.diagonal(c, axis1=-2, axis2=-1)
+        below = np.tril(c, -1)
+        mean = (diag * mean_chi).sum(-1)
+        variance = (below * below).sum(axis=(-1, -2)) + (diag * diag * (dof - mean_chi**2)).sum(-1)
+        return mean, mean * mean + variance
 
     def _pathwise(self, params, draws, weights, parametrization, options):
         """Bartlett's factor itself, NumPyro's map: V = L A, A = L⁻¹ V held, so
