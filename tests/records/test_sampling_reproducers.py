@@ -59,6 +59,13 @@ SINE_BIVARIATE_BIMODAL = """
   params: {phi_loc: 0.0, psi_loc: 0.0, phi_concentration: [1.0, 2.0], psi_concentration: [1.0, 2.0], correlation: [3.0, -10.0]}
   value: [1.2, -0.8]
 """
+ZERO_SUM_BATCHED_SCALE = """
+- id: extreme-scales
+  family: ZeroSumNormal
+  param_dtypes: {event_size: int64}
+  params: {scale: [1.0e-4, 1.0e+4], event_size: 3}
+  value: [2.0e-4, -1.0e-4, -1.0e-4]
+"""
 # Healthy draws, continuous and discrete.
 NORMAL = """
 - id: normal
@@ -90,6 +97,7 @@ def _item_and_script(text: str, adapter: str, check: str, dtype: str = "float64"
         (DELTA_CROSS, "numpyro", "sample_shapes", "shape", "shape (1, 4), expected (3, 4)"),
         (DELTA_CROSS, "numpyro", "sample_fit", "shape", "expected (2048, 3, 4)"),
         (MIXTURE_CROSS, "torch", "sample_shapes", "raises", "raised RuntimeError"),
+        (ZERO_SUM_BATCHED_SCALE, "numpyro", "sample_fit", "shape", "expected (4096, 2, 3)"),
     ],
     ids=[
         "gamma-fit",
@@ -98,6 +106,7 @@ def _item_and_script(text: str, adapter: str, check: str, dtype: str = "float64"
         "delta-shapes",
         "delta-fit-shape",
         "mixture-raises",
+        "zerosumnormal-shape",
     ],
 )
 def test_a_failing_sampling_item_reproduces_standalone(
