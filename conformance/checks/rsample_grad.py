@@ -48,7 +48,7 @@ from conformance.check_names import CheckName
 from conformance.checks import gof, pathwise_moments
 from conformance.checks.base import Check, CheckResult, Reproducer
 from conformance.checks.draws import has_rsample
-from conformance.checks.subject import Subject
+from conformance.checks.subject import FrameworkError, Subject
 from conformance.compare import compare_arrays, project, tolerance
 from conformance.kinds import Kind
 from conformance.operations import Operation
@@ -89,6 +89,12 @@ def event_weights(event: tuple[int, ...]) -> np.ndarray:
     coordinates always sum to 1, is seen at all."""
     size = int(np.prod(event)) if event else 1
     return (1.0 + np.arange(size, dtype=np.float64) / size).reshape(event)
+
+
+def draws_per_element(subject: Subject) -> int:
+    """Draws per batch element of an item judged draw by draw: the item's budget shared."""
+    batch = tuple(subject.expected.batch_shape)
+    return max(FEWEST, DRAWS // (int(np.prod(batch)) if batch else 1))
 
 
 def _badness(compared: Any) -> float:
@@ -258,16 +264,13 @@ class RsampleGradCheck(Check):
         (or a declared map's) at the draws. ``kept``, where given, receives the draws and each
         comparison's expected numbers, tolerance and judged draws (what a script embeds)."""
         kept = {} if kept is None else kept
-        batch = tuple(subject.expected.batch_shape)
-        elements = int(np.prod(batch)) if batch else 1
-        n = max(FEWEST, DRAWS // elements)
+        n = draws_per_element(subject)
         x, per_draw, summed, total, metrics = self._draws(subject, names, n)
         if isinstance(x, CheckResult):
             return x
         kept.update(
             draws=x,
             summed_draws=subject.numpy(summed, "read draws"),
-            n=n,
             per_draw={},
             summed={},
         )
@@ -343,25 +346,30 @@ class RsampleGradCheck(Check):
         if subject.law.family.value.event_rank > 0 or not names:
             return None
         kept: dict[str, Any] = {}
+        raised = False
         with subject.adapter.precision(subject.dtype):
-            whole = self.evaluate(subject)
-            by_draw = self._draw_by_draw(subject, names, exempt, kept)
-        if not whole.passed and by_draw.passed:
+            try:
+                whole = self.evaluate(subject)
+                by_draw = self._draw_by_draw(subject, names, exempt, kept)
+            except FrameworkError:
+                raised = True  # the script's draws raise as the item's did, and it says so
+        if not raised and not whole.passed and by_draw.passed:
             return None  # the item failed in expectation, which a script cannot state
-        if "draws" not in kept:
+        if not raised and "draws" not in kept:
             return None  # the draws' shape failed: sample_shapes' script shows it
         seed = subject.draw_seed(self.name)
+        n = draws_per_element(subject)
 
         def constants(script: Script) -> list[str]:
             def table(which: str, part: int) -> str:
                 items = kept[which].items()
                 return "{" + ", ".join(f"{k!r}: {array_literal(v[part])}" for k, v in items) + "}"
 
+            head = ["", f"SEED = {seed}", f"N = {n}", f"NAMES = {names!r}"]
+            if raised:
+                return head
             return [
-                "",
-                f"SEED = {seed}",
-                f"N = {kept['n']}",
-                f"NAMES = {names!r}",
+                *head,
                 "# The item's draws, at which the identity's derivatives below are taken:",
                 f"ITEM_DRAWS = {array_literal(kept['draws'])}",
                 f"ITEM_SUMMED_DRAWS = {array_literal(kept['summed_draws'])}",
@@ -378,6 +386,8 @@ class RsampleGradCheck(Check):
             )
             if made is None:
                 return [f"report(True, 'no pathwise draws written for {subject.adapter.name}')"]
+            if raised:  # the item's draws raised: nothing else to compare
+                return [*made, "print('the draws and their derivatives were made')"]
             return [*made, *PATHWISE_COMPARISON]
 
         return Reproducer(subject, self.name, body, constants)

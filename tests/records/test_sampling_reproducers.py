@@ -205,3 +205,23 @@ def test_other_draws_compare_nothing_and_say_so(tmp_path) -> None:
     seed = re.search(r"^SEED = (\d+)$", source, re.M).group(1)
     proc = run_script(source.replace(f"SEED = {seed}", f"SEED = {int(seed) + 1}"), tmp_path)
     assert proc.returncode == 2 and "DRAWS DIFFER" in proc.stdout, proc.stdout + proc.stderr
+
+
+RELAXED_TEMPERATURE_BATCH = """
+- id: temperature-batch-against-scalar-logits
+  family: RelaxedBernoulli
+  params: {temperature: [0.5, 1.0, 2.0], logits: 0.3}
+  value: 0.4
+"""
+
+
+def test_pathwise_draws_that_raise_reproduce(tmp_path) -> None:
+    """torch's RelaxedBernoulli.rsample with a batched temperature raises
+    (torch-relaxed-sample-ignores-temperature-batch): the script makes the same call and
+    reports the raise, with no expected numbers to embed."""
+    result, source = _item_and_script(RELAXED_TEMPERATURE_BATCH, "torch", "rsample_grad", "float32")
+    assert not result.passed and result.kind == "raises", result.message
+    proc = run_script(source, tmp_path)
+    assert proc.returncode == 1 and "MISMATCH: raised RuntimeError" in proc.stdout, (
+        proc.stdout + proc.stderr
+    )
