@@ -20,6 +20,7 @@ from __future__ import annotations
 import inspect
 
 import numpy as np
+from scipy import special
 
 from conformance.check_names import CheckName
 from conformance.checks import draw_scripts, gof
@@ -192,7 +193,8 @@ class SampleFitCheck(Check):
                 lines += [
                     f"COLUMN = {fit['column']}  # the batch element the item found worst, flat",
                     f"TESTS = {fit['tests']}  # the item's tests, each at ITEM_ALPHA / TESTS",
-                    "# The law's CDF at both ends of each tabulated draw's cell (float64 oracle):",
+                    "# Φ⁻¹ of the law's CDF at both ends of each tabulated draw's cell (the",
+                    "# float64 oracle's), interpolated between the rows:",
                     f"TABLE_X = {array_literal(fit['x'])}",
                     f"TABLE_LOWER = {array_literal(fit['lower'])}",
                     f"TABLE_UPPER = {array_literal(fit['upper'])}",
@@ -215,8 +217,8 @@ class SampleFitCheck(Check):
                 *lines,
                 *GOF_SOURCE,
                 "values = x.reshape(N, -1)[:, COLUMN].astype(np.float64)[:, None]",
-                "lower = np.interp(values, TABLE_X, TABLE_LOWER)",
-                "upper = np.interp(values, TABLE_X, TABLE_UPPER)",
+                "lower = special.ndtr(np.interp(values, TABLE_X, TABLE_LOWER))",
+                "upper = special.ndtr(np.interp(values, TABLE_X, TABLE_UPPER))",
                 "verdict = worst(univariate(values, lower, upper, SEED, TESTS))",
                 "print(verdict.describe())",
                 "report(not verdict.passed, verdict.describe())",
@@ -226,8 +228,10 @@ class SampleFitCheck(Check):
 
 
 #: Rows of the law's table in a script: the draws' quantiles at this many ranks (every
-#: outcome drawn, for a discrete law with no more outcomes than this).
-TABLE_ROWS = 2049
+#: outcome drawn, for a discrete law with no more outcomes than this). Interpolated in normal
+#: scores, 257 rows give the item's statistics to about 1e-4 of their value (Σz² of Gamma
+#: draws 5265.11 for the item's 5265.28; KS distances to 1e-8), at about 15 kB a script.
+TABLE_ROWS = 257
 
 #: The check's statistics as a script defines them: the functions' own source.
 GOF_SOURCE = [
@@ -277,9 +281,17 @@ def _law_table(subject: Subject, x: np.ndarray, column: int) -> dict:
     return {
         "column": int(column),
         "x": xs[first],
-        "lower": np.asarray(lower[at, column], np.float64),
-        "upper": np.asarray(upper[at, column], np.float64),
+        "lower": _scores(lower[at, column]),
+        "upper": _scores(upper[at, column]),
     }
+
+
+def _scores(cdf: np.ndarray) -> np.ndarray:
+    """Φ⁻¹ of the law's CDF, clipped where a score's probability is below 1e-300: what a
+    script interpolates between its rows, nearly linear in the tails where F is not."""
+    with np.errstate(all="ignore"):
+        z = special.ndtri(np.clip(np.asarray(cdf, np.float64), 0.0, 1.0))
+    return np.clip(z, -gof.SCORE_CLIP, gof.SCORE_CLIP)
 
 
 def _plotter(values: np.ndarray, lower: np.ndarray, upper: np.ndarray):

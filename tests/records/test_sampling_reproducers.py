@@ -175,7 +175,10 @@ def test_a_pathwise_failure_reproduces_with_the_items_numbers(tmp_path) -> None:
     proc = run_script(source, tmp_path)
     assert proc.returncode == 1, proc.stdout + proc.stderr
     printed = float(
-        re.search(r"MISMATCH: per-draw d draw/d concentration: err/tol (\S+)", proc.stdout).group(1)
+        re.search(
+            r"MISMATCH: per-draw d draw/d concentration at draw \(\d+,\): err/tol ([0-9.e+-]+)",
+            proc.stdout,
+        ).group(1)
     )
     assert printed == pytest.approx(result.metrics["max_err_over_tol"], rel=1e-2)
 
@@ -195,7 +198,7 @@ def test_a_passing_pathwise_item_s_script_passes(tmp_path, adapter) -> None:
     assert proc.returncode == 0 and "OK: no mismatch reproduced" in proc.stdout, (
         proc.stdout + proc.stderr
     )
-    assert "per-draw d draw/d loc: worst err/tol" in proc.stdout  # compared, not skipped
+    assert "per-draw d draw/d loc at draw" in proc.stdout  # compared, not skipped
 
 
 def test_other_draws_compare_nothing_and_say_so(tmp_path) -> None:
