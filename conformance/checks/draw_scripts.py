@@ -48,16 +48,20 @@ def _bounds(subject: Subject) -> tuple[np.ndarray, np.ndarray]:
     return subject.law.support_bounds()
 
 
-def script_sees_support_failure(subject: Subject, requests: Requests, seed: int) -> bool:
+def script_sees_support_failure(
+    subject: Subject, requests: Requests, seed: int, drawn: list[np.ndarray] | None = None
+) -> bool:
     """Whether the script's support rule sees what the oracle sees in the item's draws (drawn
     again here, under the item's precision): False where the oracle finds a draw outside the
     support and the script would find none (a vector draw inside the reals but not the
-    support), so that no script prints "OK" for a failing item."""
-    try:
-        with subject.adapter.precision(subject.dtype):
-            drawn = draw(subject, requests, seed)
-    except FrameworkError:
-        return True  # the script's draws raise as the item's did, and it reports the raise
+    support), so that no script prints "OK" for a failing item. ``drawn``: the item's own
+    draws, where its check kept them."""
+    if drawn is None:  # the item's draws, made again
+        try:
+            with subject.adapter.precision(subject.dtype):
+                drawn = draw(subject, requests, seed)
+        except FrameworkError:
+            return True  # the script's draws raise as the item's did, and it reports that
     lower, upper = _bounds(subject)
     rank = len(subject.expected.event_shape)
     for (_, shape), x in zip(requests, drawn, strict=True):

@@ -37,7 +37,9 @@ not float64's. Draws in the law's far tails (F or 1 − F below ``IMPLICIT_TAIL`
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Mapping
+from dataclasses import dataclass
 from functools import partial
 from typing import Any, Protocol, runtime_checkable
 
@@ -91,6 +93,20 @@ def event_weights(event: tuple[int, ...]) -> np.ndarray:
     return (1.0 + np.arange(size, dtype=np.float64) / size).reshape(event)
 
 
+@dataclass
+class _Evaluation:
+    """What the check's last evaluation left for its reproducer (the item's script is written
+    right after it, in the same process): the draws and comparisons a script embeds, and how
+    the item failed."""
+
+    subject: Subject
+    #: The draws and each comparison's numbers (None: a vector draw, which gets no script).
+    kept: dict[str, Any] | None
+    raised: bool = False
+    by_draw_failed: bool = False
+    in_expectation_failed: bool = False
+
+
 def draws_per_element(subject: Subject) -> int:
     """Draws per batch element of an item judged draw by draw: the item's budget shared."""
     batch = tuple(subject.expected.batch_shape)
@@ -105,7 +121,8 @@ def _worst_draws(x: np.ndarray, got: np.ndarray, expected: np.ndarray, tol: np.n
     """(flat indices, the draws there, the identity's derivatives, their tolerances) of the
     SHOWN_DRAWS draws with the largest error over tolerance, by the comparison's own rule (an
     unjudged draw's expected value is its own derivative: error 0)."""
-    err = np.abs(got - expected)
+    with np.errstate(invalid="ignore", over="ignore"):  # inf − inf: NaN, counted as inf
+        err = np.abs(got - expected)
     ratio = err_over_tol(np.where(np.isnan(err), np.inf, err), tol, np.isfinite(expected))
     at = np.argsort(-ratio.ravel(), kind="stable")[:SHOWN_DRAWS]
     return at, x.ravel()[at], expected.ravel()[at], tol.ravel()[at]
@@ -130,6 +147,7 @@ def _reduce_to(array: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
 
 class RsampleGradCheck(Check):
     name = CheckName.RSAMPLE_GRAD
+    _last: _Evaluation | None = None
     operation = Operation.SAMPLE
     description = (
         "pathwise gradients of rsample draws against the implicit-reparameterisation identity"
@@ -204,13 +222,21 @@ class RsampleGradCheck(Check):
                 "draws only"
             )
             return CheckResult(True, skip_reason=why)
-        result = self._draw_by_draw(subject, names, exempt) if names else None
+        # What a univariate item's script would embed, kept for its reproducer.
+        last = self._last = _Evaluation(subject, None if multivariate else {})
+        try:
+            result = self._draw_by_draw(subject, names, exempt, last.kept) if names else None
+        except FrameworkError:
+            last.raised = True
+            raise
+        last.by_draw_failed = result is not None and not result.passed
         if result is not None and not result.passed:
             return result
         if result is not None and unjudged:
             result.metrics["not_judged_in_expectation"] = unjudged
         if expected:
             judged = self._judged_in_expectation(subject, expected, exempt)
+            last.in_expectation_failed = not judged.passed
             if result is None or not judged.passed:
                 return judged
             result.metrics["in_expectation"] = judged.metrics
@@ -277,17 +303,14 @@ class RsampleGradCheck(Check):
         """Each draw's derivatives, and rsample((n,))'s summed gradient, against the identity's
         (or a declared map's) at the draws. ``kept``, where given, receives the draws and each
         comparison's expected numbers, tolerance and judged draws (what a script embeds)."""
-        kept = {} if kept is None else kept
         n = draws_per_element(subject)
         x, per_draw, summed, total, metrics = self._draws(subject, names, n)
         if isinstance(x, CheckResult):
             return x
-        kept.update(
-            draws=x,
-            summed_draws=subject.numpy(summed, "read draws"),
-            per_draw={},
-            summed={},
-        )
+        if kept is not None:  # a univariate item's script (its reproducer asked)
+            kept.update(
+                draws=x, summed_draws=subject.numpy(summed, "read draws"), per_draw={}, summed={}
+            )
         if exempt:
             metrics["exempt"] = exempt
         info = subject.law.family.parametrizations[subject.law.parametrization]
@@ -328,7 +351,8 @@ class RsampleGradCheck(Check):
             got = project(got, structure)
             tol = tolerance(subject.dtype, expected, np.abs(sensitivity))
             compared = compare_arrays(expected, got, tol, dtype=subject.dtype)
-            kept["per_draw"][name] = _worst_draws(x, got, expected, tol)
+            if kept is not None:
+                kept["per_draw"][name] = _worst_draws(x, got, expected, tol)
             if worst is None or _badness(compared) > worst[0]:
                 worst = (_badness(compared), f"per-draw d draw/d {name}", compared)
             summed_judged = self._summed(
@@ -356,18 +380,18 @@ class RsampleGradCheck(Check):
         with their tolerances and the draws judged). Univariate draws judged draw by draw
         only: None where the item failed in expectation, or for a vector draw (a declared
         map's derivatives need the oracle's structure)."""
-        names, exempt = self._names(subject)
+        names, _ = self._names(subject)
         if subject.law.family.value.event_rank > 0 or not names:
             return None
-        kept: dict[str, Any] = {}
-        raised = False
-        with subject.adapter.precision(subject.dtype):
-            try:
-                whole = self.evaluate(subject)
-                by_draw = self._draw_by_draw(subject, names, exempt, kept)
-            except FrameworkError:
-                raised = True  # the script's draws raise as the item's did, and it says so
-        if not raised and not whole.passed and by_draw.passed:
+        if self._last is None or self._last.subject is not subject:  # evaluate it again
+            # A raise is recorded: the script's draws raise as the item's did.
+            with subject.adapter.precision(subject.dtype), contextlib.suppress(FrameworkError):
+                self.evaluate(subject)
+        last = self._last
+        if last is None or last.subject is not subject or last.kept is None:
+            return None  # skipped before any draw
+        raised, kept = last.raised, last.kept
+        if last.in_expectation_failed and not last.by_draw_failed:
             return None  # the item failed in expectation, which a script cannot state
         if not raised and "draws" not in kept:
             return None  # the draws' shape failed: sample_shapes' script shows it
@@ -491,7 +515,14 @@ class RsampleGradCheck(Check):
         return self.fail(subject, Kind.GRAD, message, metrics)
 
     def _summed(
-        self, subject: Subject, derive, summed: Any, total: Any, name: str, structure, kept: dict
+        self,
+        subject: Subject,
+        derive,
+        summed: Any,
+        total: Any,
+        name: str,
+        structure,
+        kept: dict | None,
     ):
         """The gradient of rsample((n,))'s sum by ``name`` against the oracle's derivatives
         summed, where every one of those draws is judged (else None: not compared)."""
@@ -515,7 +546,8 @@ class RsampleGradCheck(Check):
                 structure,
             )
         )
-        kept["summed"][name] = (expected, tol)
+        if kept is not None:
+            kept["summed"][name] = (expected, tol)
         return compare_arrays(expected, project(got, structure), tol, dtype=subject.dtype)
 
 

@@ -17,7 +17,9 @@ statistic, its value, its threshold and the batch element.
 
 from __future__ import annotations
 
+import contextlib
 import inspect
+from dataclasses import dataclass
 
 import numpy as np
 from scipy import special
@@ -48,6 +50,19 @@ def sample_size(kind: str, elements: int) -> int:
     return max(FEWEST, DRAWS[kind] // max(elements, 1))
 
 
+@dataclass
+class _Drawn:
+    """What the check's last evaluation left for its reproducer (the item's script is written
+    right after it, in the same process): its requests, its draws (None where drawing
+    raised), the cells of a law with a CDF, and its worst test's verdict and batch element."""
+
+    subject: Subject
+    requests: Requests
+    drawn: list[np.ndarray] | None = None
+    cells: tuple | None = None
+    worst: tuple[bool, int] | None = None
+
+
 class SampleFitCheck(Check):
     name = CheckName.SAMPLE_FIT
     operation = Operation.SAMPLE
@@ -62,6 +77,7 @@ class SampleFitCheck(Check):
     #: outcomes there are, where a χ² on the drawn outcomes failed correct Multinomial and
     #: Geometric draws.
     law_kinds = frozenset({"cdf", "pmf", "projections"})
+    _last: _Drawn | None = None
 
     @staticmethod
     def _requests(subject: Subject, n: int) -> Requests:
@@ -85,7 +101,9 @@ class SampleFitCheck(Check):
         exp = subject.expected
         batch, elements, n = self._sizes(subject)
         seed = subject.draw_seed(self.name)
-        x = draw(subject, self._requests(subject, n), seed)[-1]
+        last = self._last = _Drawn(subject, self._requests(subject, n))
+        last.drawn = draw(subject, last.requests, seed)
+        x = last.drawn[-1]
         want = (n, *batch, *exp.event_shape)
         metrics: dict = {
             "method": subject.adapter.operations[self.operation],
@@ -101,7 +119,7 @@ class SampleFitCheck(Check):
             )
         if where := outside_support(subject, x):
             return self.fail(subject, Kind.SAMPLE_SUPPORT, where, metrics)
-        verdicts, plot = self._verdicts(subject, x, n, elements, seed)
+        verdicts, plot, last.cells = self._verdicts(subject, x, n, elements, seed)
         if verdicts is None:
             return CheckResult(
                 True,
@@ -118,6 +136,7 @@ class SampleFitCheck(Check):
             )
         verdict = gof.worst(verdicts)
         column = verdict.element[0] if verdict.element else 0
+        last.worst = (verdict.passed, column)
         if verdict.element and batch:
             verdict.element = tuple(int(i) for i in np.unravel_index(verdict.element[0], batch))
         elif not batch:
@@ -141,13 +160,13 @@ class SampleFitCheck(Check):
         if law.kind in ("cdf", "pmf"):
             cells = law.cdf_cells(x)
             if cells is None:
-                return None, None
+                return None, None, None
             lower, upper = cells
             values = x.reshape(n, elements).astype(np.float64)
             lo, hi = lower.reshape(n, elements), upper.reshape(n, elements)
             tests = gof.UNIVARIATE_TESTS * elements
             found = gof.univariate(values, lo, hi, seed, tests)
-            return found, _plotter(values, lo, hi)
+            return found, _plotter(values, lo, hi), (values, lo, hi)
         projected = law.projected(x)
         tests = gof.UNIVARIATE_TESTS * elements * max(len(projected), 1)
         found = []
@@ -155,7 +174,7 @@ class SampleFitCheck(Check):
             values = p.values.reshape(n, elements)
             lo, hi = p.lower.reshape(n, elements), p.upper.reshape(n, elements)
             found += gof.univariate(values, lo, hi, seed, tests, projection=p.name)
-        return found, None
+        return found, None, None
 
     def reproducer(self, subject: Subject) -> Reproducer | None:
         """The item's draws made by the framework from the item's seed, held to shape, dtype
@@ -163,27 +182,29 @@ class SampleFitCheck(Check):
         batch element the item found worst, its law's CDF tabulated at the draws' quantiles
         (the law's pmf summed at every outcome drawn); None where the item failed on
         projections' laws, which a script cannot state without the oracle."""
-        batch, elements, n = self._sizes(subject)
+        _, elements, n = self._sizes(subject)
         seed = subject.draw_seed(self.name)
-        requests: Requests = [(DrawMode.SAMPLE, (n,))]
-        x: np.ndarray | None = None
-        with subject.adapter.precision(subject.dtype):
-            try:
-                requests = self._requests(subject, n)
-                x = draw(subject, requests, seed)[-1]
-            except FrameworkError:
-                pass  # the script's draws raise as the item's did, and it reports that
-        if not draw_scripts.script_sees_support_failure(subject, requests, seed):
+        if self._last is None or self._last.subject is not subject:  # evaluate it again
+            # Draws that raise leave none: the script's raise as the item's did.
+            with subject.adapter.precision(subject.dtype), contextlib.suppress(FrameworkError):
+                self.evaluate(subject)
+        last = self._last
+        if last is None or last.subject is not subject:
+            requests: Requests = [(DrawMode.SAMPLE, (n,))]  # the trace itself raised
+            last = _Drawn(subject, requests)
+        requests = last.requests
+        if last.drawn is not None and not draw_scripts.script_sees_support_failure(
+            subject, requests, seed, last.drawn
+        ):
             return None
         fit = None
-        want = (n, *batch, *subject.expected.event_shape)
-        if x is not None and tuple(x.shape) == want and not outside_support(subject, x):
-            verdicts, _ = self._verdicts(subject, x, n, elements, seed)
+        if last.worst is not None and last.drawn is not None:
+            passed, column = last.worst
             if subject.law.kind == "projections":
-                if verdicts and not gof.worst(verdicts).passed:
+                if not passed:
                     return None
-            elif verdicts:
-                fit = _law_table(subject, x, gof.worst(verdicts).element[0])
+            else:
+                fit = _law_table(subject, last.drawn[-1], column, last.cells)
                 fit["tests"] = gof.UNIVARIATE_TESTS * elements
 
         def constants(script: Script) -> list[str]:
@@ -252,25 +273,28 @@ GOF_SOURCE = [
 ]
 
 
-def _law_table(subject: Subject, x: np.ndarray, column: int) -> dict:
-    """The law's CDF at both ends of the cells of TABLE_ROWS of the draws ``x`` (n, *batch)
-    of the flat batch element ``column``, at evenly spaced ranks (a script interpolates
-    between them; every outcome drawn where they are few, each exactly)."""
+def _law_table(subject: Subject, x: np.ndarray, column: int, cells: tuple | None) -> dict:
+    """Φ⁻¹ of the law's CDF at both ends of the cells of TABLE_ROWS of the draws ``x``
+    (n, *batch) of the flat batch element ``column``, at evenly spaced ranks (a script
+    interpolates between them), from the item's own ``cells`` (values, lower, upper; each
+    (n, elements)); for a discrete law with few outcomes, at every whole number from the
+    least to the largest outcome drawn, each exactly."""
     n = x.shape[0]
+    values, lower, upper = cells if cells is not None else (x.reshape(n, -1), None, None)
     if subject.law.kind == "pmf":
-        # Every whole number from the least to the largest outcome drawn, each exactly.
         drawn = x.reshape(n, -1)[:, column]
         grid = np.arange(drawn.min(), drawn.max() + 1)
         if len(grid) <= TABLE_ROWS:
             x = np.broadcast_to(
                 grid.reshape((-1,) + (1,) * (x.ndim - 1)), (len(grid), *x.shape[1:])
-            )
-            x, n = x.astype(drawn.dtype), len(grid)
-    cells = subject.law.cdf_cells(x)
-    if cells is None:
-        raise ValueError("the law's cells of these draws are unknown")
-    values = x.reshape(n, -1)
-    lower, upper = (np.asarray(c).reshape(n, -1) for c in cells)
+            ).astype(drawn.dtype)
+            n, lower = len(grid), None
+    if lower is None:
+        found = subject.law.cdf_cells(x)
+        if found is None:
+            raise ValueError("the law's cells of these draws are unknown")
+        values = x.reshape(n, -1)
+        lower, upper = (np.asarray(c).reshape(n, -1) for c in found)
     order = np.argsort(values[:, column], kind="stable")
     xs = values[order, column].astype(np.float64)
     _, first = np.unique(xs, return_index=True)

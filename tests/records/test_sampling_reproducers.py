@@ -228,3 +228,26 @@ def test_pathwise_draws_that_raise_reproduce(tmp_path) -> None:
     assert proc.returncode == 1 and "MISMATCH: raised RuntimeError" in proc.stdout, (
         proc.stdout + proc.stderr
     )
+
+
+@pytest.mark.parametrize(
+    ("text", "adapter", "check", "dtype"),
+    [
+        (GAMMA_SCALAR, "torch", "rsample_grad", "float32"),
+        (KUMARASWAMY_EXTREMES, "numpyro", "sample_fit", "float64"),
+        (POISSON, "torch", "sample_fit", "float64"),
+        (RELAXED_TEMPERATURE_BATCH, "torch", "rsample_grad", "float32"),
+    ],
+    ids=["rsample-grad", "fit-cdf", "fit-pmf", "rsample-raises"],
+)
+def test_the_script_is_the_same_whether_the_evaluation_is_reused_or_made_again(
+    text, adapter, check, dtype
+) -> None:
+    """A run writes an item's script right after its evaluation and reuses what it kept; a
+    script asked for on its own evaluates the item again: both give the same text."""
+    result, reused = _item_and_script(text, adapter, check, dtype)
+    fresh = subject_for(make_case(text), adapter, dtype)
+    unrelated = subject_for(make_case(NORMAL), "torch", "float64")
+    with unrelated.adapter.precision("float64"):
+        CHECKS[check].run(unrelated)  # the check's last evaluation is another item's
+    assert reproducer.render(fresh, CHECKS[check], result.message or "x") == reused
