@@ -33,7 +33,7 @@ from conformance.contexts import (
 )
 from conformance.kinds import Kind
 from conformance.operations import Operation
-from conformance.reproducers.script import Script, array_literal
+from conformance.reproducers.script import Script, array_literal, not_written
 
 if TYPE_CHECKING:
     from conformance.expect.expectations import GradExpectation
@@ -218,7 +218,7 @@ class ContextCheck(Check):
                 }
             )
             if made is None:
-                return ["report(True, 'no calling context written for this framework')"]
+                return not_written("calling context")
             kinds = []
             for g in given:
                 if g.kind is InputKind.NUMPY:

@@ -19,7 +19,7 @@ from conformance.checks.draws import draw, expected_shape, outside_support
 from conformance.checks.subject import FrameworkError, Subject
 from conformance.operations import DrawMode
 from conformance.reproducers.dialects import draw_modes_class, requests_literal
-from conformance.reproducers.script import Script, array_literal
+from conformance.reproducers.script import Script, array_literal, not_written
 
 Requests = list[tuple[DrawMode, tuple[int, ...]]]
 
@@ -135,7 +135,7 @@ def drawn(script: Script, subject: Subject, requests: str, into: str) -> list[st
         {"call": script.call, "arrays": script.arrays, "requests": requests, "into": into}
     )
     if lines is None:
-        return [f"report(True, 'no draws written for {subject.adapter.name}')"]
+        return not_written("draws")
     return lines
 
 

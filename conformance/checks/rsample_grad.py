@@ -54,7 +54,7 @@ from conformance.checks.subject import FrameworkError, Subject
 from conformance.compare import compare_arrays, err_over_tol, project, tolerance
 from conformance.kinds import Kind
 from conformance.operations import Operation
-from conformance.reproducers.script import Script, array_literal
+from conformance.reproducers.script import Script, array_literal, not_written
 
 #: Draws per item (all batch elements together), and the fewest per batch element.
 DRAWS = 2**9
@@ -426,7 +426,7 @@ class RsampleGradCheck(Check):
                 {"call": script.call, "arrays": script.arrays, "names": "NAMES"}
             )
             if made is None:
-                return [f"report(True, 'no pathwise draws written for {subject.adapter.name}')"]
+                return not_written("pathwise draws")
             if raised:  # the item's draws raised: nothing else to compare
                 return [*made, "print('the draws and their derivatives were made')"]
             return [*made, *PATHWISE_COMPARISON]

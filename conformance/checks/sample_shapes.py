@@ -28,7 +28,7 @@ from conformance.checks.draws import (
 from conformance.checks.subject import FrameworkError, Subject
 from conformance.kinds import Kind
 from conformance.operations import DrawMode, DrawRaised, Operation
-from conformance.reproducers.script import Script
+from conformance.reproducers.script import Script, not_written
 
 SAMPLE_SHAPES: tuple[tuple[int, ...], ...] = ((), (2,), (2, 3))
 #: Where the shapes are traced, the sample_shape drawn for the support in each mode: one
@@ -187,7 +187,7 @@ class SampleShapesCheck(Check):
                     {"call": script.call, "arrays": script.arrays, "requests": "WANTED"}
                 )
                 if shapes is None:
-                    return ["report(True, 'no traced shapes written for this framework')"]
+                    return not_written("traced shapes")
                 lines += [
                     *shapes,
                     "for (mode, shape), found in zip(WANTED, traced, strict=True):",

@@ -56,6 +56,12 @@ def plain_source(function: Callable[..., Any]) -> list[str]:
     return ast.unparse(tree).splitlines()
 
 
+def not_written(what: str) -> list[str]:
+    """A script's lines where its dialect writes no ``what``: it compares nothing and says so
+    (exit 2), neither OK nor a MISMATCH it did not see."""
+    return [f"print({'NOT COMPARED: no ' + what + ' written for this framework'!r})", "sys.exit(2)"]
+
+
 @dataclass(frozen=True)
 class Script:
     """The script a check's part goes into. Defined before the part: ``value``, each array

@@ -251,3 +251,20 @@ def test_the_script_is_the_same_whether_the_evaluation_is_reused_or_made_again(
     with unrelated.adapter.precision("float64"):
         CHECKS[check].run(unrelated)  # the check's last evaluation is another item's
     assert reproducer.render(fresh, CHECKS[check], result.message or "x") == reused
+
+
+def test_a_dialect_that_writes_no_draws_compares_nothing_and_says_so(tmp_path) -> None:
+    """An adapter whose dialect does not write draws (a third party's) gets a script that
+    exits 2, neither OK nor a MISMATCH it did not see."""
+    subject = subject_for(make_case(NORMAL), "torch", "float64")
+    dialect = subject.adapter.reproducer()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(type(dialect), "draw", lambda self, ctx: None)
+        patch.setattr(type(subject.adapter), "reproducer", lambda self: dialect)
+        with subject.adapter.precision("float64"):
+            CHECKS["sample_fit"].run(subject)
+        source = reproducer.render(subject, CHECKS["sample_fit"], "x")
+    proc = run_script(source, tmp_path)
+    assert proc.returncode == 2 and "NOT COMPARED: no draws written" in proc.stdout, (
+        proc.stdout + proc.stderr
+    )
