@@ -147,7 +147,8 @@ def test_rsample_grad_items_for_multivariate_draws_with_a_known_map_of_noise() -
     no map the oracle knows (normalised Gamma draws), but the oracle knows their moments, so
     it has items judged in expectation, as do ProjectedNormal, LKJ and LKJCholesky; Wishart
     has its map (judged draw by draw) and moments too (its df, which reaches the draw through
-    a χ² draw, judged in expectation); WishartCholesky's draws are factors: the map only."""
+    a χ² draw, judged in expectation); so has WishartCholesky (its factor's moments), though
+    no pinned framework reparameterises its draws."""
     found = _rsample_grad_items(
         ("multivariate_normal.yaml", "dirichlet.yaml", "projected_normal.yaml"), "torch,numpyro"
     )
@@ -160,4 +161,4 @@ def test_rsample_grad_items_for_multivariate_draws_with_a_known_map_of_noise() -
         assert not family.has_pathwise() and family.has_pathwise_moments(), name
     wishart, factor = reference.get_family("Wishart"), reference.get_family("WishartCholesky")
     assert wishart.has_pathwise() and wishart.has_pathwise_moments()
-    assert factor.has_pathwise() and not factor.has_pathwise_moments()
+    assert factor.has_pathwise() and factor.has_pathwise_moments()
