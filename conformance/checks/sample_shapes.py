@@ -28,7 +28,7 @@ from conformance.checks.draws import (
 from conformance.checks.subject import FrameworkError, Subject
 from conformance.kinds import Kind
 from conformance.operations import DrawMode, DrawRaised, Operation
-from conformance.reproducers.script import Script, not_written
+from conformance.reproducers.script import Script, indented, not_written
 
 SAMPLE_SHAPES: tuple[tuple[int, ...], ...] = ((), (2,), (2, 3))
 #: Where the shapes are traced, the sample_shape drawn for the support in each mode: one
@@ -200,7 +200,7 @@ class SampleShapesCheck(Check):
                 ]
             lines += [
                 "if DRAWN:",
-                *("    " + ln for ln in draw_scripts.drawn(script, subject, "DRAWN", "drawn")),
+                *indented(draw_scripts.drawn(script, subject, "DRAWN", "drawn")),
                 "    for (mode, shape), x in zip(DRAWN, drawn, strict=True):",
                 "        print(f'{mode}{shape} drawn', x.shape, x.dtype)",
                 "        problems += draw_problems(f'{mode}{shape} drawn', x, shape)",

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from conformance import __version__
 from conformance.compare import err_over_tol, tolerance
 from conformance.registry.bounds import bound_name, static_bounds
-from conformance.reproducers.script import Script, array_literal
+from conformance.reproducers.script import Script, array_literal, indented
 
 if TYPE_CHECKING:
     from conformance.checks.base import Check
@@ -87,11 +87,6 @@ def _under(path: tuple[list[str], list[str]], body: list[str]) -> list[str]:
     if not contexts:
         return [*first, *body]
     return [f"with {', '.join(contexts)}:", *indented([*first, *body])]
-
-
-def indented(lines: list[str]) -> list[str]:
-    """``lines`` one block deeper (a blank line stays blank)."""
-    return ["    " + ln if ln else "" for ln in lines]
 
 
 def render(subject: Subject, check: Check, message: str) -> str | None:

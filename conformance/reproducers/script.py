@@ -56,6 +56,11 @@ def plain_source(function: Callable[..., Any]) -> list[str]:
     return ast.unparse(tree).splitlines()
 
 
+def indented(lines: list[str]) -> list[str]:
+    """``lines`` one block deeper (a blank line stays blank)."""
+    return ["    " + ln if ln else "" for ln in lines]
+
+
 def not_written(what: str) -> list[str]:
     """A script's lines where its dialect writes no ``what``: it compares nothing and says so
     (exit 2), neither OK nor a MISMATCH it did not see."""
