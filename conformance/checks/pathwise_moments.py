@@ -23,11 +23,17 @@ dimensions) or its mean rests on rare draws (a Beta concentration of 1e-20), the
 (``reference.Family.moments_unjudged``) and the item does not judge it in expectation. A float
 rounding of each term (:data:`ROUNDING_ULPS` of the dtype's epsilon times the terms' mean
 magnitude) is allowed besides.
+
+A law with no moments (a Student t's df below 2) has no E[s] or E[s²] to differentiate; there
+g = s and g = s² give way to two bounded bumps g₁, g₂ of s (:func:`bounded_tests_for`,
+``reference.bounded``), whose derivatives g' decay fast enough that the terms g'(s)·∂s/∂θ stay
+light-tailed however heavy the law's tails.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 from scipy import special
@@ -157,3 +163,37 @@ def tests_for(
             )
         )
     return found
+
+
+class BoundedTerms(Protocol):
+    """The bounded test functions an item is judged by (``reference.Family.bounded_pathwise``,
+    through the draw law)."""
+
+    def terms(self, s: np.ndarray, ds: np.ndarray) -> tuple[np.ndarray, np.ndarray]: ...
+
+
+def bounded_tests_for(
+    name: str,
+    weighted: np.ndarray,
+    per_draw: np.ndarray,
+    expected: tuple[np.ndarray, np.ndarray],
+    functions: BoundedTerms,
+    judged: np.ndarray,
+) -> list[MomentTest]:
+    """The tests of one parameter ``name`` by bounded test functions g₁, g₂ of s (a law without
+    moments, or whose moments rest on its rarest draws): the means over the draws of
+    g'(s)·∂s/∂θ must be the oracle's ∂E[g(s)]/∂θ, at the batch elements ``judged`` (the others
+    compare 0 with 0). rsample((n,))'s summed gradient is not judged: its mean is ∂E[s]/∂θ,
+    which need not exist."""
+    s = weighted.reshape(weighted.shape + (1,) * (per_draw.ndim - weighted.ndim))
+    first, second = functions.terms(s, per_draw)
+    where = judged.reshape(judged.shape + (1,) * (per_draw.ndim - 1 - judged.ndim))
+    return [
+        MomentTest.of_terms(
+            statistic, np.where(where, terms, 0.0), np.where(where, np.nan_to_num(want), 0.0)
+        )
+        for statistic, terms, want in (
+            (f"g₁'(s)·∂s/∂{name}, g₁ = exp(-z²/2)", first, expected[0]),
+            (f"g₂'(s)·∂s/∂{name}, g₂ = z·exp(-z²/2)", second, expected[1]),
+        )
+    ]

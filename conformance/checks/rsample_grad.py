@@ -27,8 +27,13 @@ derivative that differs from the identity's while agreeing in expectation; the a
 those parameters (``pathwise_exempt``, with the reason). Where the oracle knows the law's first
 two moments (``reference.Family.draw_moments``), they, and every parameter of a multivariate
 family no declared map reads the noise back for (Dirichlet), are judged in expectation instead
-(:mod:`conformance.checks.pathwise_moments`: 2¹³ draws, a call of their own); the others are not
-judged, and the item says why.
+(:mod:`conformance.checks.pathwise_moments`: 2¹³ draws, a call of their own). A law without
+moments to differentiate (a Student t's df, a Fisher–Snedecor's, a multivariate t's: heavy
+tails) is judged in expectation by bounded test functions of the draw instead
+(``reference.Family.bounded_pathwise``: Gaussian bumps at the law's median, on log s for a
+positive law), at the batch elements whose bumps stay inside the draws' dtype; a finite draw's
+NaN derivative, or an infinite one the bumps weigh, fails as such. The others are not judged,
+and the item says why.
 
 Only float32 items: the identity's ∂F/∂θ comes from differences of the
 float64 CDF, accurate to about 1e-9 in the bulk of the law, which judges float32's rounding but
@@ -52,6 +57,7 @@ from conformance.checks.base import Check, CheckResult, Reproducer
 from conformance.checks.draws import has_rsample
 from conformance.checks.subject import FrameworkError, Subject
 from conformance.compare import compare_arrays, err_over_tol, project, tolerance
+from conformance.expect.laws import BoundedPathwise
 from conformance.kinds import Kind
 from conformance.operations import Operation
 from conformance.reproducers.script import Script, array_literal, not_written
@@ -105,6 +111,12 @@ class _Evaluation:
     raised: bool = False
     by_draw_failed: bool = False
     in_expectation_failed: bool = False
+
+
+def _weights(subject: Subject) -> np.ndarray:
+    """The weights of the draw's coordinates judged in expectation (1 for a univariate draw)."""
+    event = tuple(subject.expected.event_shape)
+    return event_weights(event) if event else np.ones(())
 
 
 def draws_per_element(subject: Subject) -> int:
@@ -188,15 +200,21 @@ class RsampleGradCheck(Check):
         # of a family whose draws' moments the oracle knows.
         if multivariate and not family.has_pathwise():
             expected, names = names, []
-        elif family.has_pathwise_moments():
+        elif family.has_pathwise_moments() or family.has_bounded_pathwise():
             differentiable = subject.case.differentiable_parameters
             expected = [k for k in exempt if k in differentiable]
         else:
             expected = []
         unjudged = ""
-        if expected and (
-            unjudged := family.moments_unjudged(subject.inputs.params, subject.law.parametrization)
-        ):
+        bounded: BoundedPathwise | None = None
+        if expected and not family.has_pathwise_moments():  # no moments: bounded g instead
+            bounded = subject.law.bounded_pathwise(
+                _weights(subject), tuple(subject.expected.batch_shape), expected
+            )
+            unjudged = bounded.unjudged(np.dtype(subject.dtype))
+        elif expected:
+            unjudged = family.moments_unjudged(subject.inputs.params, subject.law.parametrization)
+        if unjudged:
             expected = []
         exempt = {k: v for k, v in exempt.items() if k not in expected}
         if not names and not expected:
@@ -235,7 +253,7 @@ class RsampleGradCheck(Check):
         if result is not None and unjudged:
             result.metrics["not_judged_in_expectation"] = unjudged
         if expected:
-            judged = self._judged_in_expectation(subject, expected, exempt)
+            judged = self._judged_in_expectation(subject, expected, exempt, bounded)
             last.in_expectation_failed = not judged.passed
             if result is None or not judged.passed:
                 return judged
@@ -282,16 +300,19 @@ class RsampleGradCheck(Check):
         return x, per_draw, summed, total, metrics
 
     def _judged_in_expectation(
-        self, subject: Subject, names: list[str], exempt: dict[str, str]
+        self,
+        subject: Subject,
+        names: list[str],
+        exempt: dict[str, str],
+        bounded: BoundedPathwise | None = None,
     ) -> CheckResult:
         x, per_draw, _, total, metrics = self._draws(subject, names, pathwise_moments.MOMENT_DRAWS)
         if isinstance(x, CheckResult):
             return x
         if exempt:
             metrics["exempt"] = exempt
-        event = tuple(subject.expected.event_shape)
-        weights = event_weights(event) if event else np.ones(())
-        return self._in_expectation(subject, x, per_draw, total, names, weights, metrics)
+        weights = _weights(subject)
+        return self._in_expectation(subject, x, per_draw, total, names, weights, metrics, bounded)
 
     def _draw_by_draw(
         self,
@@ -442,19 +463,32 @@ class RsampleGradCheck(Check):
         names: list[str],
         weights: np.ndarray,
         metrics: dict,
+        bounded: BoundedPathwise | None = None,
     ) -> CheckResult:
-        """The draws' derivatives judged by the moments they must give on average
+        """The draws' derivatives judged by the moments they must give on average, or by the
+        bounded test functions' expectations where ``bounded`` gives them
         (:mod:`conformance.checks.pathwise_moments`)."""
         rank = len(weights.shape)
         draws = x.astype(np.float64)
         weighted = (draws * weights).sum(axis=tuple(range(draws.ndim - rank, draws.ndim)))
         batch = tuple(subject.expected.batch_shape)
-        moments = subject.law.pathwise_moments(weights, batch, names)
+        moments = (
+            subject.law.pathwise_moments(weights, batch, names)
+            if bounded is None
+            else bounded.derivatives
+        )
         info = subject.law.family.parametrizations[subject.law.parametrization]
         metrics.update(
             judged_in="expectation",
             item_false_failure_probability=gof.ITEM_ALPHA,
         )
+        if bounded is not None:
+            metrics["test_functions"] = bounded.description(np.dtype(subject.dtype))
+            if np.isnan(draws).any():  # an overflowed tail is a draw, a NaN is none
+                bad = int(np.count_nonzero(np.isnan(draws)))
+                return self.fail(
+                    subject, Kind.VALUE, f"{bad} of {draws.size} draw coordinates are NaN", metrics
+                )
         tests: dict[str, list[pathwise_moments.MomentTest]] = {}
         for name in names:
             got = subject.numpy(per_draw[name], "read gradients").astype(np.float64)
@@ -463,7 +497,10 @@ class RsampleGradCheck(Check):
                 return self.fail(
                     subject, Kind.SHAPE, f"d draw/d {name} of shape {got.shape}, expected {want}"
                 )
-            if not (np.isfinite(got).all() and np.isfinite(draws).all()):
+            if bounded is not None and (failed := self._nan_at_finite(subject, name, got, draws)):
+                failed.metrics.update(metrics)
+                return failed
+            if bounded is None and not (np.isfinite(got).all() and np.isfinite(draws).all()):
                 bad = int(np.count_nonzero(~np.isfinite(got)))
                 return self.fail(
                     subject,
@@ -483,6 +520,19 @@ class RsampleGradCheck(Check):
             # A structured parameter (a covariance) is judged by what its tangent space sees.
             structure = info[name].structure
             first, second = (project(m, structure) for m in moments[name])
+            if bounded is not None:
+                if failed := self._infinite_in_reach(subject, name, weighted, got, bounded):
+                    failed.metrics.update(metrics)
+                    return failed
+                tests[name] = pathwise_moments.bounded_tests_for(
+                    name,
+                    weighted,
+                    project(got, structure),
+                    (first, second),
+                    bounded,
+                    bounded.judged(np.dtype(subject.dtype)),
+                )
+                continue
             tests[name] = pathwise_moments.tests_for(
                 name,
                 weighted,
@@ -504,15 +554,63 @@ class RsampleGradCheck(Check):
         )
         if verdict.passed:
             return CheckResult(True, metrics=metrics)
+        given = "moments" if bounded is None else "bounded test functions' expectations"
         message = (
             f"{verdict.statistic} = {verdict.value:.6g} exceeds its threshold "
             f"{verdict.threshold:.6g} at index {verdict.element} of the derivative by "
             f"{verdict.projection} (batch {batch} + its event): mean {verdict.details['mean']:.6g} "
-            f"over {verdict.details['draws']} draws where the oracle's moments give "
+            f"over {verdict.details['draws']} draws where the oracle's {given} give "
             f"{verdict.details['expected']:.6g} (false-failure probability {verdict.alpha:.3g} "
             f"per test, {gof.ITEM_ALPHA:g} per item)"
         )
         return self.fail(subject, Kind.GRAD, message, metrics)
+
+    def _nan_at_finite(
+        self, subject: Subject, name: str, got: np.ndarray, draws: np.ndarray
+    ) -> CheckResult | None:
+        """A failure where a finite draw's derivative by ``name`` is NaN (never right: an
+        overflowed heavy tail may give an infinite draw, or an infinite derivative, but a
+        finite draw has a number for its derivative), else None."""
+        rank = subject.law.family.value.event_rank
+        finite = np.isfinite(draws)  # a vector draw is finite where all its coordinates are
+        finite = finite.all(axis=tuple(range(draws.ndim - rank, draws.ndim))) if rank else finite
+        finite = finite.reshape(finite.shape + (1,) * (got.ndim - finite.ndim))
+        bad = np.isnan(got) & finite
+        if not bad.any():
+            return None
+        at = tuple(int(i) for i in np.argwhere(bad)[0])
+        shown = np.ravel(draws[at[: draws.ndim - rank]])
+        return self.fail(
+            subject,
+            Kind.NAN,
+            f"d draw/d {name}: {int(np.count_nonzero(bad))} of {got.size} derivatives are NaN "
+            f"at finite draws (first at index {at}, draw {np.array2string(shown, precision=6)})",
+        )
+
+    def _infinite_in_reach(
+        self,
+        subject: Subject,
+        name: str,
+        weighted: np.ndarray,
+        got: np.ndarray,
+        bounded: BoundedPathwise,
+    ) -> CheckResult | None:
+        """A failure where a finite draw that the test functions weigh (g' not 0 there) has an
+        infinite derivative by ``name``: such a draw is within a few thousand widths of the
+        law's median, where a derivative of the law's own scale is a number."""
+        s = weighted.reshape(weighted.shape + (1,) * (got.ndim - weighted.ndim))
+        first, _ = bounded.terms(s, got)
+        bad = np.isinf(first)
+        if not bad.any():
+            return None
+        at = tuple(int(i) for i in np.argwhere(bad)[0])
+        return self.fail(
+            subject,
+            Kind.INF,
+            f"d draw/d {name}: {int(np.count_nonzero(bad))} of {got.size} derivatives are "
+            f"infinite at finite draws the test functions weigh (first at index {at}: draw "
+            f"{float(weighted[at[: weighted.ndim]]):.6g}, derivative {float(got[at]):.6g})",
+        )
 
     def _summed(
         self,

@@ -19,6 +19,7 @@ from conformance import reference, timing
 from conformance.expect.gradients import perturbed
 from conformance.expect.materialize import Inputs
 from conformance.reference import domains, numdiff
+from conformance.reference.core import BoundedPathwise
 
 
 @dataclass(frozen=True)
@@ -368,6 +369,17 @@ class DrawLaw:
         ``names`` (:meth:`reference.Family.pathwise_moments`)."""
         with np.errstate(all="ignore"):
             return self.family.pathwise_moments(
+                self.params, weights, batch, self.parametrization, self.options, names
+            )
+
+    @timing.timed("oracle")
+    def bounded_pathwise(
+        self, weights: np.ndarray, batch: tuple[int, ...], names: list[str]
+    ) -> BoundedPathwise:
+        """The bounded test functions' placement and (∂E[g₁]/∂θ, ∂E[g₂]/∂θ) per batch element
+        for each parameter in ``names`` (:meth:`reference.Family.bounded_pathwise`)."""
+        with np.errstate(all="ignore"):
+            return self.family.bounded_pathwise(
                 self.params, weights, batch, self.parametrization, self.options, names
             )
 

@@ -28,6 +28,11 @@ TORCH_MVN_PATHWISE = (
     "--family=MultivariateNormal",
     "--check=sample_fit,rsample_grad",
 )
+TORCH_STUDENTT_PATHWISE = (
+    "--framework=torch",
+    "--family=StudentT",
+    "--check=sample_fit,rsample_grad",
+)
 TORCH_DIRICHLET_PATHWISE = (
     "--framework=torch",
     "--family=Dirichlet",
@@ -264,6 +269,19 @@ CATALOGUE: tuple[Mutant, ...] = (
         apply=torch_mutants.apply_mvn_rsample_grad_coordinates_reversed,
         selection=TORCH_MVN_PATHWISE,
         killers=("*/multivariate_normal.yaml::cov-unbatched[torch-float32-rsample_grad]",),
+        spared=("*-sample_fit]",),
+        kinds=(Kind.GRAD,),
+    ),
+    Mutant(
+        name="studentt-rsample-grad-df-half",
+        title="draws' gradients only: StudentT.rsample with half its chi-square draw's "
+        "pathwise gradient",
+        replicates="a sampler of several noises whose derivative by a shape parameter is off "
+        "where the law has no moments to differentiate (judged by bounded test functions)",
+        framework="torch",
+        apply=torch_mutants.apply_studentt_rsample_chi2_grad_half,
+        selection=TORCH_STUDENTT_PATHWISE,
+        killers=("*/student_t.yaml::scalar[torch-float32-rsample_grad]",),
         spared=("*-sample_fit]",),
         kinds=(Kind.GRAD,),
     ),

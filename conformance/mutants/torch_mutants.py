@@ -218,6 +218,25 @@ def apply_normal_rsample_grad_half(patch: Patcher) -> None:
     patch.setattr(Normal, "rsample", rsample)
 
 
+def apply_studentt_rsample_chi2_grad_half(patch: Patcher) -> None:
+    """StudentT.rsample with the same draws but half the chi-square draw's pathwise gradient:
+    the derivatives by loc and scale are right, the one by df is not, and no draw shows the
+    chi-square it depends on, so only a check in expectation (bounded test functions: the law
+    has no moments at small df) sees it."""
+    import torch
+    from torch.distributions import StudentT
+    from torch.distributions.utils import _standard_normal
+
+    def rsample(self: Any, sample_shape: Any = ()) -> Any:
+        shape = self._extended_shape(torch.Size(sample_shape))
+        x = _standard_normal(shape, dtype=self.df.dtype, device=self.df.device)
+        z = self._chi2.rsample(torch.Size(sample_shape))
+        z = z.detach() + 0.5 * (z - z.detach())  # MUTATION: torch's gradient is z's own
+        return self.loc + self.scale * (x * torch.rsqrt(z / self.df))
+
+    patch.setattr(StudentT, "rsample", rsample)
+
+
 def apply_mvn_rsample_grad_coordinates_reversed(patch: Patcher) -> None:
     """MultivariateNormal.rsample with the same draws, each coordinate's pathwise gradient that
     of the coordinate at the other end (a backward pass that indexes the event in reverse): the

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from . import domains
+from . import bounded, domains
 from .numdiff import richardson_elementwise_grad
 
 Arrays = Mapping[str, np.ndarray]
@@ -142,6 +142,56 @@ class Projection:
 CDF, PMF, PROJECTIONS = "cdf", "pmf", "projections"
 
 
+@dataclass(frozen=True)
+class BoundedPathwise:
+    """What :meth:`Family.bounded_pathwise` gives: the bumps' placement per batch element, the
+    scale they are placed on, and each parameter's (∂E[g₁]/∂θ, ∂E[g₂]/∂θ), NaN at an element
+    not :attr:`placed` (quartiles that overflow float64) or whose quadrature did not
+    :attr:`converged`."""
+
+    centre: np.ndarray
+    width: np.ndarray
+    log_scale: bool
+    placed: np.ndarray
+    converged: np.ndarray
+    derivatives: dict[str, tuple[np.ndarray, np.ndarray]]
+
+    def terms(self, s: np.ndarray, ds: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Each draw's g₁'(s)·∂s/∂θ and g₂'(s)·∂s/∂θ (:func:`bounded.derivative_terms`):
+        their means must be :attr:`derivatives`."""
+        return bounded.derivative_terms(s, ds, self.centre, self.width, self.log_scale)
+
+    def judged(self, dtype: np.dtype) -> np.ndarray:
+        """Per batch element: placed, converged, and the bumps within the range of draws of
+        ``dtype`` (:func:`bounded.within_range`)."""
+        inside = bounded.within_range(self.centre, self.width, self.log_scale, dtype)
+        return self.placed & self.converged & inside
+
+    def unjudged(self, dtype: np.dtype) -> str:
+        """Why no batch element's draws of ``dtype`` can be judged ("" where some can)."""
+        if np.any(self.judged(dtype)):
+            return ""
+        if not np.any(self.placed):
+            return "the law's quartiles overflow float64 at every batch element"
+        if not np.any(self.placed & self.converged):
+            return "the test functions' quadrature did not converge at any batch element"
+        return (
+            f"the test functions reach beyond {np.dtype(dtype).name}'s range at every batch "
+            "element: draws there round to 0 or overflow and cannot show the law"
+        )
+
+    def description(self, dtype: np.dtype) -> dict[str, Any]:
+        """The test functions as an item's metrics state them."""
+        return {
+            "functions": list(bounded.NAMES),
+            "z": "(log s - centre) / width" if self.log_scale else "(s - centre) / width",
+            "centre": np.asarray(self.centre).tolist(),
+            "width": np.asarray(self.width).tolist(),
+            "judged_elements": int(np.count_nonzero(self.judged(dtype))),
+            "elements": int(np.size(self.placed)),
+        }
+
+
 class Evaluation:
     """The oracle at one input: the inputs broadcast once, and log_prob, support, validity and
     the elementwise gradients each computed at most once, when first asked for. Every
@@ -266,7 +316,10 @@ class Family(ABC):
       follow from its CDF); one whose draws do not show their noise (a Dirichlet draw is
       Gamma draws normalised: their sum is lost) gives instead, in ``_draw_moments``, the
       first two moments of Σ w·x, whose derivatives every reparameterisation's mean pathwise
-      derivatives equal.
+      derivatives equal; where those moments do not exist (heavy tails), the expectations of
+      bounded test functions stand in (:meth:`bounded_pathwise`: any univariate continuous law
+      on the real line or the positive half-line; a multivariate family gives the univariate
+      law of Σ w·x in ``_weighted_law``, MultivariateStudentT's a Student t).
     """
 
     name: str
@@ -721,6 +774,107 @@ class Family(ABC):
     ) -> tuple[np.ndarray, np.ndarray]:
         """:meth:`draw_moments` on parameters broadcast to the batch."""
         raise OracleError(f"{self.name} declares no moments of its draws")
+
+    def has_bounded_pathwise(self) -> bool:
+        """Whether :meth:`bounded_pathwise` can judge these draws: a univariate continuous law
+        on the real line or the positive half-line, or a family whose weighted draws Σ w·x
+        have such a law (:meth:`_weighted_law`)."""
+        if self._overrides("_weighted_law"):
+            return True
+        return (
+            self.value.event_rank == 0
+            and not self.value.discrete
+            and self.value.support in ("real", "positive")
+        )
+
+    def bounded_pathwise(
+        self,
+        params: Arrays,
+        weights: np.ndarray,
+        batch: tuple[int, ...],
+        parametrization: str | None = None,
+        options: Options | None = None,
+        names: list[str] | None = None,
+    ) -> BoundedPathwise:
+        """For every differentiable parameter θ (those in ``names``, where given):
+        (∂E[g₁(s)]/∂θ, ∂E[g₂(s)]/∂θ), s = Σ_event w·x, per batch element, for the bounded
+        test functions of :mod:`reference.bounded` placed at the law's median and quartile
+        spread; by Richardson's differences of their quadratures.
+
+        Where a law's moments do not exist or rest on its rarest draws (a Student t's df), the
+        mean pathwise derivative of a bounded g still equals these (``rsample_grad`` in
+        expectation, bounded)."""
+        key, broadcast, w, checked = self._moment_inputs(
+            params, weights, batch, parametrization, options
+        )
+        info = self.params(key)
+        wrt = [k for k, p in info.items() if not p.static and not p.integer]
+        if names is not None:
+            wrt = [k for k in wrt if k in names]
+        law, _, _ = self._weighted_law(broadcast, w, key)
+        log_scale = bounded.in_log_scale(law.value.support)
+        drawn = self.sample(
+            broadcast,
+            (bounded.PLACEMENT_DRAWS,),
+            np.random.default_rng(bounded.PLACEMENT_SEED),
+            key,
+        )
+        event_axes = tuple(range(drawn.ndim - self.value.event_rank, drawn.ndim))
+        weighted = (drawn * w).sum(axis=event_axes) if event_axes else drawn * w
+        found_at = bounded.placement(bounded.coordinate(weighted, log_scale))
+        placed = found_at.placed
+        # An element the bumps cannot be placed on is integrated at a stand-in placement (no
+        # NaN reaches the differences) and its derivatives are NaN.
+        at = found_at.where(placed)
+
+        def expectations(moved: dict[str, np.ndarray]) -> tuple:
+            moved_law, moved_params, moved_key = self._weighted_law(moved, w, key)
+            return bounded.expectations(
+                lambda x: moved_law.evaluate(moved_params, x, moved_key, checked).log_prob,
+                at,
+                log_scale,
+            )
+
+        converged = expectations(broadcast)[2]
+        domains_of = {
+            k: "unit_interval" if p.domain == "open_unit_interval" else p.domain
+            for k, p in info.items()
+        }
+        found = []
+        for which in (0, 1):
+
+            def f(moved: dict[str, np.ndarray], which: int = which) -> np.ndarray:
+                return expectations(moved)[which]
+
+            found.append(
+                richardson_elementwise_grad(
+                    f, broadcast, {k: info[k].event_rank for k in broadcast}, wrt, domains_of
+                )
+            )
+        unjudged = ~(placed & converged)
+
+        def masked(d: np.ndarray) -> np.ndarray:
+            mask = unjudged.reshape(unjudged.shape + (1,) * (d.ndim - unjudged.ndim))
+            return np.where(mask, np.nan, d)
+
+        return BoundedPathwise(
+            at.centre,
+            at.width,
+            log_scale,
+            placed,
+            converged,
+            {k: (masked(found[0][k]), masked(found[1][k])) for k in wrt},
+        )
+
+    def _weighted_law(
+        self, params: Arrays, weights: np.ndarray, parametrization: str
+    ) -> tuple[Family, dict[str, np.ndarray], str]:
+        """The univariate law of s = Σ_event w·x (a family, its parameters broadcast to the
+        batch, its parametrization): a multivariate t's s is a Student t. A univariate
+        family's s is its draw (w = 1)."""
+        if self.value.event_rank or np.any(np.asarray(weights) != 1.0):
+            raise OracleError(f"{self.name} declares no law of its weighted draws")
+        return self, dict(params), parametrization
 
     # ----- sampling ---------------------------------------------------------------------------
     def sample(

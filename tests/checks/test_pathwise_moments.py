@@ -45,3 +45,39 @@ def test_a_nan_mean_fails() -> None:
     d = np.ones((64, 3))
     d[5, 1] = np.nan
     assert not gof.worst(_verdicts(d, np.zeros(64), np.ones(3), np.zeros(3))).passed
+
+
+def _student_t_inverse_cdf_draws(df: float, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Draws x = F⁻¹(u; df) of a standard t and their exact pathwise derivative by df (the
+    inverse CDF's, by a central difference of scipy's stdtrit at fixed u)."""
+    from scipy import special
+
+    u = np.random.default_rng(7).uniform(size=n)
+    h = 1e-6 * df
+    x = special.stdtrit(df, u)
+    return x, (special.stdtrit(df + h, u) - special.stdtrit(df - h, u)) / (2 * h)
+
+
+def test_bounded_test_functions_hold_a_heavy_tailed_derivative_and_see_it_halved() -> None:
+    """StudentT(df = 0.7), whose draws have no mean: the bumps' mean derivatives of exact
+    inverse-CDF draws agree with the oracle's quadrature, and the same draws with half their
+    derivative fail by far."""
+    from conformance import reference
+
+    family = reference.get_family("StudentT")
+    params = {"df": np.array(0.7), "loc": np.array(0.0), "scale": np.array(1.0)}
+    bounded = family.bounded_pathwise(params, np.ones(()), (), names=["df"])
+    x, dx = _student_t_inverse_cdf_draws(0.7, pathwise_moments.MOMENT_DRAWS)
+    expected = bounded.derivatives["df"]
+    judged = bounded.judged(np.dtype("float64"))
+
+    def worst(derivative: np.ndarray) -> gof.Verdict:
+        tests = {
+            "df": pathwise_moments.bounded_tests_for("df", x, derivative, expected, bounded, judged)
+        }
+        return gof.worst(pathwise_moments.judge(tests, float(np.finfo(np.float64).eps)))
+
+    right = worst(dx)
+    assert right.passed and right.details["largest_term_share"] < 0.05
+    halved = worst(0.5 * dx)
+    assert not halved.passed and halved.value > 10 * halved.threshold

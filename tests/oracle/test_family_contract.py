@@ -40,6 +40,7 @@ HOOKS = {
     # ... and where no map reads the noise back (Dirichlet): the moments of Σ w·x, whose
     # derivatives the draws' mean pathwise derivatives must give.
     "_draw_moments",
+    "_weighted_law",
     "moments_unjudged",
     # Where the draws' density is not log_prob (rsample_grad's implicit derivatives).
     "draw_log_density",

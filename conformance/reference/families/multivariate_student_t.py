@@ -16,6 +16,7 @@ from .. import projections
 from ..core import Arrays, Family, Options, OracleError, ParamInfo, ValueInfo
 from ..pathwise import fold_to
 from .beta import digamma_gap, f_gap, log_beta
+from .student_t import STUDENT_T
 
 
 def _solve_lower(chol: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -105,6 +106,16 @@ class MultivariateStudentT(Family):
         y = np.linalg.solve(chol, (draws - loc)[..., None])[..., 0]
         w = np.broadcast_to(weights, draws.shape)
         return {"loc": fold_to(w, loc), "scale_tril": w[..., :, None] * y[..., None, :]}
+
+    def _weighted_law(self, params, weights, parametrization):
+        """s = wᵀx ~ StudentT(df, wᵀloc, ‖Lᵀw‖): what ``rsample_grad`` judges df's pathwise
+        derivative by (``bounded_pathwise``), the draw not showing its χ² noise."""
+        w = np.asarray(weights, dtype=np.float64)
+        loc = (params["loc"] * w).sum(-1)
+        spread = np.linalg.norm(np.einsum("...ji,j->...i", params["scale_tril"], w), axis=-1)
+        batch = np.broadcast_shapes(np.shape(params["df"]), loc.shape, spread.shape)
+        law = {"df": params["df"], "loc": loc, "scale": spread}
+        return STUDENT_T, {k: np.broadcast_to(v, batch) for k, v in law.items()}, "df_loc_scale"
 
     def _sample(self, params, shape, rng, parametrization):
         chol = params["scale_tril"]
