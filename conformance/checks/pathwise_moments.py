@@ -81,15 +81,22 @@ class MomentTest:
         )
 
 
-def _t_verdict(test: MomentTest, alpha: float, eps: float, parameter: str) -> gof.Verdict:
-    """The worst element of one test's t statistics (mean − expected)/(sd/√n), past the
-    rounding allowance, against the two-sided normal quantile of ``alpha``."""
-    limit = float(-special.ndtri(alpha / 2.0))
-    allowed = ROUNDING_ULPS * eps * test.magnitude
-    error = np.maximum(np.abs(test.mean - test.expected) - allowed, 0.0)
+def t_statistics(mean, spread, n, expected, magnitude, eps, rounding_ulps=ROUNDING_ULPS):
+    """|mean − expected|/(sd/√n) per element, past a rounding allowance of ``rounding_ulps``
+    of ``eps`` times the terms' mean magnitude; inf where the mean is not a number (it fails).
+    (A reproducer script defines this function from this source.)"""
+    allowed = rounding_ulps * eps * magnitude
+    error = np.maximum(np.abs(mean - expected) - allowed, 0.0)
     with np.errstate(divide="ignore", invalid="ignore"):
-        t = np.where(error == 0.0, 0.0, error / (test.spread / np.sqrt(test.n)))
-    t = np.where(np.isnan(t), np.inf, np.atleast_1d(t))  # a non-finite mean fails
+        t = np.where(error == 0.0, 0.0, error / (spread / np.sqrt(n)))
+    return np.where(np.isnan(t), np.inf, np.atleast_1d(t))
+
+
+def _t_verdict(test: MomentTest, alpha: float, eps: float, parameter: str) -> gof.Verdict:
+    """The worst element of one test's t statistics (:func:`t_statistics`) against the
+    two-sided normal quantile of ``alpha``."""
+    limit = float(-special.ndtri(alpha / 2.0))
+    t = t_statistics(test.mean, test.spread, test.n, test.expected, test.magnitude, eps)
     flat = int(np.argmax(t))
     shape = np.shape(test.expected)
     at = tuple(int(i) for i in np.unravel_index(flat, shape)) if shape else ()

@@ -57,10 +57,10 @@ from conformance.checks.base import Check, CheckResult, Reproducer
 from conformance.checks.draws import has_rsample
 from conformance.checks.subject import FrameworkError, Subject
 from conformance.compare import compare_arrays, err_over_tol, project, tolerance
-from conformance.expect.laws import BoundedPathwise
+from conformance.expect.laws import BOUNDED_TERMS_SOURCE, BoundedPathwise
 from conformance.kinds import Kind
 from conformance.operations import Operation
-from conformance.reproducers.script import Script, array_literal, not_written
+from conformance.reproducers.script import Script, array_literal, not_written, plain_source
 
 #: Draws per item (all batch elements together), and the fewest per batch element.
 DRAWS = 2**9
@@ -111,6 +111,9 @@ class _Evaluation:
     raised: bool = False
     by_draw_failed: bool = False
     in_expectation_failed: bool = False
+    #: What a univariate draw's script judged in expectation embeds (None: not judged so, or
+    #: a vector draw).
+    expectation: dict[str, Any] | None = None
 
 
 def _weights(subject: Subject) -> np.ndarray:
@@ -398,11 +401,12 @@ class RsampleGradCheck(Check):
     def reproducer(self, subject: Subject) -> Reproducer | None:
         """The item's draws and their derivatives made as the adapter made them, from the
         item's seed, held to the identity's derivatives at the item's own draws (embedded,
-        with their tolerances and the draws judged). Univariate draws judged draw by draw
-        only: None where the item failed in expectation, or for a vector draw (a declared
-        map's derivatives need the oracle's structure)."""
+        with their tolerances and the draws judged), or, where the item failed in expectation,
+        the means of its tests' terms to the oracle's (:meth:`_expectation_reproducer`).
+        Univariate draws only: None for a vector draw (a declared map's derivatives and a
+        vector's copies per draw need the oracle's structure)."""
         names, _ = self._names(subject)
-        if subject.law.family.value.event_rank > 0 or not names:
+        if subject.law.family.value.event_rank > 0:
             return None
         if self._last is None or self._last.subject is not subject:  # evaluate it again
             # A raise is recorded: the script's draws raise as the item's did.
@@ -413,7 +417,15 @@ class RsampleGradCheck(Check):
             return None  # skipped before any draw
         raised, kept = last.raised, last.kept
         if last.in_expectation_failed and not last.by_draw_failed:
-            return None  # the item failed in expectation, which a script cannot state
+            # Judged in expectation: the oracle's expected means embedded (a univariate draw;
+            # not where rsample((n,))'s summed gradient alone failed, which needs the
+            # parameters' broadcast bookkeeping).
+            expectation = last.expectation
+            if expectation is None or expectation["summed_failed"]:
+                return None
+            return self._expectation_reproducer(subject, expectation)
+        if not names:
+            return None
         if not raised and "draws" not in kept:
             return None  # the draws' shape failed: sample_shapes' script shows it
         seed = subject.draw_seed(self.name)
@@ -454,6 +466,61 @@ class RsampleGradCheck(Check):
 
         return Reproducer(subject, self.name, body, constants)
 
+    def _expectation_reproducer(self, subject: Subject, kept: dict[str, Any]) -> Reproducer:
+        """The item's in-expectation draws made as the adapter made them (2¹³ per element,
+        from the item's seed), their derivatives' means held to the oracle's (embedded) by the
+        check's own t statistics at the item's false-failure probability (not rsample((n,))'s
+        summed test: the caller writes no script where that one alone failed)."""
+        seed = subject.draw_seed(self.name)
+        bounded = kept["bounded"]
+
+        def constants(script: Script) -> list[str]:
+            def table(parts: dict[str, tuple[np.ndarray, np.ndarray]]) -> str:
+                return (
+                    "{"
+                    + ", ".join(
+                        f"{k!r}: ({array_literal(a)}, {array_literal(b)})"
+                        for k, (a, b) in parts.items()
+                    )
+                    + "}"
+                )
+
+            lines = [
+                "",
+                f"SEED = {seed}",
+                f"N = {pathwise_moments.MOMENT_DRAWS}",
+                f"NAMES = {kept['names']!r}",
+                f"DRAWS_SHAPE = {kept['shape']!r}",
+                f"FIRST_DRAWS = {array_literal(kept['first_draws'])}  # the item's first draws",
+                "# Per parameter, the oracle's means of the two tests' terms, per batch element:",
+                f"MEANS = {table(kept['expected'])}",
+                f"ALPHA = {kept['alpha']!r}  # each test's false-failure probability",
+                f"EPS = {kept['eps']!r}",
+                f"ROUNDING_ULPS = {pathwise_moments.ROUNDING_ULPS!r}",
+            ]
+            if bounded is None:
+                return [*lines, "BOUNDED = None  # the moments' tests: s and s^2"]
+            return [
+                *lines,
+                "# The bounded test functions' placement, and the batch elements judged:",
+                f"BOUNDED = {{'centre': {array_literal(bounded['centre'])}, "
+                f"'width': {array_literal(bounded['width'])}, "
+                f"'log_scale': {bounded['log_scale']!r}, "
+                f"'judged': {array_literal(bounded['judged'])}}}",
+                *BOUNDED_TERMS_SOURCE,
+            ]
+
+        def body(script: Script) -> list[str]:
+            made = script.dialect.pathwise(
+                {"call": script.call, "arrays": script.arrays, "names": "NAMES"}
+            )
+            if made is None:
+                return not_written("pathwise draws")
+            t_source = plain_source(pathwise_moments.t_statistics)
+            return [*made, "", "", *t_source, "", "", *EXPECTATION_COMPARISON]
+
+        return Reproducer(subject, self.name, body, constants)
+
     def _in_expectation(
         self,
         subject: Subject,
@@ -482,6 +549,7 @@ class RsampleGradCheck(Check):
             judged_in="expectation",
             item_false_failure_probability=gof.ITEM_ALPHA,
         )
+        kept = self._expectation_kept(subject, x, names, moments, bounded)
         if bounded is not None:
             metrics["test_functions"] = bounded.description(np.dtype(subject.dtype))
             if np.isnan(draws).any():  # an overflowed tail is a draw, a NaN is none
@@ -541,7 +609,10 @@ class RsampleGradCheck(Check):
                 project(summed, structure),
             )
         eps = float(np.finfo(x.dtype).eps) if x.dtype.kind == "f" else 0.0
-        verdict = gof.worst(pathwise_moments.judge(tests, eps))
+        verdicts = pathwise_moments.judge(tests, eps)
+        verdict = gof.worst(verdicts)
+        if kept is not None:
+            kept["summed_failed"] = not verdict.passed and "rsample((n,))" in verdict.statistic
         metrics.update(
             statistic=verdict.statistic,
             value=verdict.value,
@@ -564,6 +635,52 @@ class RsampleGradCheck(Check):
             f"per test, {gof.ITEM_ALPHA:g} per item)"
         )
         return self.fail(subject, Kind.GRAD, message, metrics)
+
+    def _expectation_kept(
+        self,
+        subject: Subject,
+        x: np.ndarray,
+        names: list[str],
+        moments: dict[str, tuple[np.ndarray, np.ndarray]],
+        bounded: BoundedPathwise | None,
+    ) -> dict[str, Any] | None:
+        """What a univariate draw's in-expectation script embeds, kept on the check's last
+        evaluation (None for a vector draw, or where no evaluation is kept)."""
+        last = self._last
+        if last is None or last.subject is not subject or last.kept is None:
+            return None
+        judged = None if bounded is None else bounded.judged(np.dtype(subject.dtype))
+
+        def elements(shape: tuple[int, ...]) -> int:
+            return max(int(np.prod(shape)), 1)
+
+        # As pathwise_moments.judge splits the item's probability: over every element of
+        # every test (two per parameter, and rsample((n,))'s summed one with the moments).
+        count = sum(
+            2 * elements(np.shape(moments[k][0]))
+            + (0 if bounded else elements(np.shape(subject.inputs.params[k])))
+            for k in names
+        )
+        last.expectation = {
+            "alpha": gof.ITEM_ALPHA / max(count, 1),
+            "eps": float(np.finfo(x.dtype).eps) if x.dtype.kind == "f" else 0.0,
+            "summed_failed": False,
+            "names": list(names),
+            "shape": tuple(x.shape),
+            "first_draws": np.asarray(x).ravel()[:SHOWN_DRAWS],
+            "expected": {
+                k: tuple(np.asarray(m, dtype=np.float64) for m in moments[k]) for k in names
+            },
+            "bounded": None
+            if bounded is None
+            else {
+                "centre": np.asarray(bounded.centre, dtype=np.float64),
+                "width": np.asarray(bounded.width, dtype=np.float64),
+                "log_scale": bounded.log_scale,
+                "judged": judged,
+            },
+        }
+        return last.expectation
 
     def _nan_at_finite(
         self, subject: Subject, name: str, got: np.ndarray, draws: np.ndarray
@@ -692,4 +809,59 @@ PATHWISE_COMPARISON = [
     "    got = np.asarray(total[name])",
     "    report(got.shape != expected.shape, f'd sum/d {name}: shape {got.shape}, expected {expected.shape}')",
     "    judged(f'd sum(draws)/d {name} of rsample((N,))', got, expected, TOLERANCE_TOTAL[name])",
+]
+
+
+#: An in-expectation script's comparison, per parameter, as the check's: a NaN derivative at a
+#: finite draw, an infinite one the bumps weigh, and each test's worst |t| against the item's
+#: threshold. Draws other than the item's (another platform) are judged all the same: they are
+#: draws of the law, and the tests' false-failure rate holds for them.
+EXPECTATION_COMPARISON = [
+    "same = x.shape == DRAWS_SHAPE and np.array_equal(",
+    "    x.ravel()[: len(FIRST_DRAWS)], FIRST_DRAWS, equal_nan=True",
+    ")",
+    "if not same:  # still draws of the law: the tests hold at the same false-failure rate",
+    "    print('draws differ from the item (another platform or release draws otherwise): '",
+    "          'judging these draws, a fresh sample, at the item false-failure rate')",
+    "LIMIT = float(-special.ndtri(ALPHA / 2.0))",
+    "s = np.asarray(x, dtype=np.float64)",
+    "finite = np.isfinite(s)",
+    "",
+    "",
+    "def judged(what, terms, expected):",
+    "    n = terms.shape[0]",
+    "    mean, spread = terms.mean(0), terms.std(0, ddof=1)",
+    "    t = t_statistics(mean, spread, n, expected, np.abs(terms).mean(0), EPS, ROUNDING_ULPS)",
+    "    at = int(np.argmax(t))",
+    "    where = tuple(int(i) for i in np.unravel_index(at, np.shape(expected)))",
+    "    shown = f'mean {float(np.ravel(mean)[at]):.6g} where the oracle gives '",
+    "    shown += f'{float(np.ravel(expected)[at]):.6g} at batch element {where}'",
+    "    print(f'{what}: worst |t| {float(t.flat[at]):.6g} (threshold {LIMIT:.6g}): {shown}')",
+    "    report(bool(t.flat[at] > LIMIT), f'{what}: |t| {float(t.flat[at]):.6g} > {LIMIT:.6g}: {shown}')",
+    "",
+    "",
+    "for name in NAMES:",
+    "    d = np.asarray(per_draw[name], dtype=np.float64)",
+    "    report(d.shape != s.shape, f'd draw/d {name}: shape {d.shape}, expected {s.shape}')",
+    "    want_first, want_second = MEANS[name]",
+    "    if BOUNDED is None:",
+    "        bad = int(np.count_nonzero(~np.isfinite(d))) + int(np.count_nonzero(~finite))",
+    "        report(bad > 0, f'd draw/d {name}: {bad} derivatives or draws not finite')",
+    "        first, second = d, 2.0 * s * d",
+    "        tests = ('ds/d', '2s*ds/d')",
+    "    else:",
+    "        nan = int(np.count_nonzero(np.isnan(d) & finite))",
+    "        report(nan > 0, f'd draw/d {name}: {nan} derivatives are NaN at finite draws')",
+    "        first, second = derivative_terms(",
+    "            s, d, BOUNDED['centre'], BOUNDED['width'], BOUNDED['log_scale']",
+    "        )",
+    "        inf = int(np.count_nonzero(np.isinf(first)))",
+    "        report(inf > 0, f'd draw/d {name}: {inf} derivatives infinite where the bumps weigh')",
+    "        keep = BOUNDED['judged']",
+    "        first, second = np.where(keep, first, 0.0), np.where(keep, second, 0.0)",
+    "        want_first = np.where(keep, np.nan_to_num(want_first), 0.0)",
+    "        want_second = np.where(keep, np.nan_to_num(want_second), 0.0)",
+    '        tests = ("g1\'(s)*ds/d", "g2\'(s)*ds/d")',
+    "    judged(f'mean of {tests[0]}{name}', first, want_first)",
+    "    judged(f'mean of {tests[1]}{name}', second, want_second)",
 ]

@@ -9,6 +9,7 @@ The statistics that judge the draws with these numbers are the checks' (``checks
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
@@ -18,7 +19,7 @@ import numpy as np
 from conformance import reference, timing
 from conformance.expect.gradients import perturbed
 from conformance.expect.materialize import Inputs
-from conformance.reference import domains, numdiff
+from conformance.reference import bounded, domains, numdiff
 from conformance.reference.core import BoundedPathwise
 
 
@@ -115,6 +116,16 @@ class ImplicitDerivatives:
     def judged(self) -> np.ndarray:
         """The draws judged for at least one parameter."""
         return np.logical_or.reduce(list(self.judged_by.values()))
+
+
+#: The bounded test functions' terms as a reproducer script defines them: the oracle's own
+#: source (``reference.bounded``), so a script weighs the framework's derivatives exactly as
+#: the item did.
+BOUNDED_TERMS_SOURCE = [
+    line
+    for function in (bounded.coordinate, bounded.derivative_terms)
+    for line in ["", "", *inspect.getsource(function).splitlines()]
+]
 
 
 class DrawLaw:

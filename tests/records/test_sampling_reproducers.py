@@ -7,12 +7,16 @@ reals but outside the support)."""
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from helpers import make_case, subject_for
 from test_reproducer import run_script
 
 from conformance.checks import CHECKS
+from conformance.mutants import activate
 from conformance.reproducers import render as reproducer
 
 # Real failures on the pinned releases, each a known-failure entry (docs/findings/sampling.md).
@@ -268,3 +272,111 @@ def test_a_dialect_that_writes_no_draws_compares_nothing_and_says_so(tmp_path) -
     assert proc.returncode == 2 and "NOT COMPARED: no draws written" in proc.stdout, (
         proc.stdout + proc.stderr
     )
+
+
+PYPROJECT = Path(__file__).resolve().parents[2] / "pyproject.toml"
+STUDENT_T_TINY_DF = """
+- id: tiny-df
+  family: StudentT
+  params: {df: [1.0e-3, 1.0e-3, 0.05], loc: 0.0, scale: 1.0}
+  value: [0.0, 100.0, 3.0]
+"""
+STUDENT_T_SCALAR = """
+- id: scalar
+  family: StudentT
+  params: {df: 3.0, loc: 0.5, scale: 2.0}
+  value: -1.2
+"""
+
+
+def test_a_failure_in_expectation_reproduces(tmp_path) -> None:
+    """StudentT's df is judged in expectation (bounded test functions): torch's NaN
+    derivatives at df = 0.05 (torch-studentt-rsample-grad-nan-small-df) reproduce from the
+    item's seed, with the item's count. (NumPyro's infinite ones there show under some seeds
+    only: a flaky entry.)"""
+    result, source = _item_and_script(STUDENT_T_TINY_DF, "torch", "rsample_grad", "float32")
+    assert not result.passed and result.kind == "nan", result.message
+    proc = run_script(source, tmp_path)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    mismatch = proc.stdout.strip().splitlines()[-1]
+    assert mismatch.startswith("MISMATCH") and "NaN at finite draws" in mismatch, proc.stdout
+    path = tmp_path / "repro.py"
+    lint = subprocess.run(  # the project's own lint rules, as every reproducer passes them
+        [
+            sys.executable,
+            "-m",
+            "ruff",
+            "check",
+            "--no-cache",
+            "--config",
+            str(PYPROJECT),
+            str(path),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+    assert lint.returncode == 0, lint.stdout + lint.stderr
+    count = re.search(r"(\d+) of \d+ derivatives", result.message).group(1)
+    assert f": {count} derivatives" in mismatch
+
+
+def _run_under_mutant(path, mutant: str | None) -> subprocess.CompletedProcess:
+    """The script with mutant ``mutant`` applied to torch first (the suite imported only for
+    that), as a user's patched torch would run it."""
+    code = "import runpy, sys\n"
+    if mutant:
+        code += f"from conformance.mutants import activate\nactivate({mutant!r})\n"
+    code += "runpy.run_path(sys.argv[1], run_name='__main__')\n"
+    return subprocess.run(
+        [sys.executable, "-c", code, str(path)],
+        capture_output=True,
+        text=True,
+        cwd=path.parent,
+        check=False,
+        timeout=300,
+    )
+
+
+BETA_SCALAR = """
+- id: scalar
+  family: Beta
+  params: {concentration1: 2.0, concentration0: 3.0}
+  value: 0.4
+"""
+
+
+@pytest.mark.parametrize(
+    ("text", "adapter", "mutant", "statistic"),
+    [
+        (STUDENT_T_SCALAR, "torch", "studentt-rsample-grad-df-half", "g1'(s)*ds/ddf"),
+        (BETA_SCALAR, "numpyro", "numpyro-beta-sample-grad-half", "ds/dconcentration1"),
+    ],
+    ids=["bounded-torch", "moments-numpyro"],
+)
+def test_a_t_statistic_failure_in_expectation_reproduces_with_the_items_number(
+    tmp_path, text, adapter, mutant, statistic
+) -> None:
+    """A sampler whose draws are right and whose derivatives are halved where only a mean can
+    see it (mutants: torch StudentT's chi-square gradient, judged by bounded test functions;
+    NumPyro's Beta, by its moments) fails in expectation; its script, run against the same
+    patched framework, reaches the item's |t|, and against the real one passes having
+    compared."""
+    patch = activate(mutant)
+    try:
+        result, source = _item_and_script(text, adapter, "rsample_grad", "float32")
+    finally:
+        patch.undo()
+    assert not result.passed and result.kind == "grad", result.message
+    path = tmp_path / "repro.py"
+    path.write_text(source)
+    proc = _run_under_mutant(path, mutant)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    printed = float(re.search(r"MISMATCH: .*: \|t\| ([0-9.e+-]+) >", proc.stdout).group(1))
+    assert printed == pytest.approx(result.metrics["value"], rel=1e-5)  # printed to 6 digits
+    healthy = _run_under_mutant(path, None)
+    assert healthy.returncode == 0 and "OK: no mismatch reproduced" in healthy.stdout, (
+        healthy.stdout + healthy.stderr
+    )
+    assert f"mean of {statistic}: worst |t|" in healthy.stdout  # compared, not skipped
