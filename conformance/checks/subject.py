@@ -93,6 +93,10 @@ class Subject:
         """The oracle's gradient, cotangent and tolerances, in this binding's structures."""
         return self.expectations.gradient
 
+    def structure(self, name: str) -> str:
+        """The structure a derivative by parameter ``name`` is compared in for this binding."""
+        return self.expectations.structure(name)
+
     @property
     def law(self) -> DrawLaw:
         """The oracle's law of this case's draws."""

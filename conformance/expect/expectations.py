@@ -94,6 +94,12 @@ class Expectations:
         }
         return GradExpectation(raw, structure)
 
+    def structure(self, name: str) -> str:
+        """The structure ``name``'s derivatives are compared in for this binding (a diagonal
+        operator's diagonal; "none" where the binding reads the parameter otherwise)."""
+        info = self._family.params(self.case.parametrization)
+        return binding_structure(self.binding, name, info[name].structure, self.inputs)
+
     @cached_property
     def law(self) -> DrawLaw:
         """The oracle's law of draws at this case's parameters (the sampling checks')."""

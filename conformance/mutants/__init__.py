@@ -286,6 +286,23 @@ CATALOGUE: tuple[Mutant, ...] = (
         kinds=(Kind.GRAD,),
     ),
     Mutant(
+        name="gpytorch-mvn-rsample-grad-half",
+        title="draws' gradients only: GPyTorch's MultivariateNormal.rsample with half its "
+        "pathwise gradient",
+        replicates="a root decomposition's backward pass off by a factor, where the draws "
+        "follow no declared map and only their moments judge the derivatives",
+        framework="gpytorch",
+        apply=gpytorch_mutants.apply_mvn_rsample_grad_half,
+        selection=(
+            "--framework=gpytorch",
+            "--family=MultivariateNormal",
+            "--check=sample_fit,rsample_grad",
+        ),
+        killers=("*/multivariate_normal.yaml::cov-unbatched[gpytorch-float32-rsample_grad]",),
+        spared=("*-sample_fit]",),
+        kinds=(Kind.GRAD,),
+    ),
+    Mutant(
         name="dirichlet-rsample-grad-without-simplex-term",
         title="draws' gradients only: Dirichlet.rsample's backward pass without the simplex's "
         "−x·Σ term",

@@ -54,3 +54,18 @@ def apply_gpytorch_2564(patch: Patcher) -> None:
     from gpytorch.distributions import MultivariateNormal
 
     patch.setattr(MultivariateNormal, "log_prob", misaligned_mvn_log_prob)
+
+
+def apply_mvn_rsample_grad_half(patch: Patcher) -> None:
+    """GPyTorch's MultivariateNormal.rsample with the same draws but half their pathwise
+    gradient: the draws' law and log_prob are right; only the derivatives, which GPyTorch's
+    root decomposition makes and which are judged in expectation, are off."""
+    from gpytorch.distributions import MultivariateNormal
+
+    original = MultivariateNormal.rsample
+
+    def rsample(self: Any, *args: Any, **kwargs: Any) -> Any:
+        x = original(self, *args, **kwargs)
+        return x.detach() + 0.5 * (x - x.detach())  # MUTATION: GPyTorch's gradient is x's own
+
+    patch.setattr(MultivariateNormal, "rsample", rsample)

@@ -118,7 +118,12 @@ def test_a_multi_noise_parameter_is_exempt_with_its_reason() -> None:
     result = run_check(make_case(student), "torch", "float32", "rsample_grad")
     assert result.passed
     assert result.metrics["judged_parameters"] == ["loc", "scale"]
-    assert "chi-square" in result.metrics["exempt"]["df"]
+    # df reaches the draw through a chi-square draw too: judged in expectation instead, by
+    # bounded test functions (the t law has no moments to differentiate at small df).
+    by_expectation = result.metrics["in_expectation"]
+    assert by_expectation["judged_parameters"] == ["df"]
+    assert "chi-square" in by_expectation["not_by_draw_because"]["df"]
+    assert by_expectation["test_functions"]["judged_elements"] == 1
 
 
 def test_a_summed_gradient_of_the_wrong_shape_fails_even_when_the_per_draw_ones_pass() -> None:
@@ -304,13 +309,32 @@ def test_independent_normal_map_folds_a_parameter_shared_across_the_event() -> N
     assert result.passed and not result.skip_reason, result.message
 
 
-def test_gpytorch_multivariate_normal_draws_skip_with_their_own_map() -> None:
+@pytest.mark.parametrize("adapter", ["gpytorch", "gpytorch.dense", "gpytorch.iterative"])
+def test_gpytorch_multivariate_normal_draws_are_judged_in_expectation(adapter: str) -> None:
     """GPyTorch draws through its covariance's root decomposition, not loc + chol(Σ)·ε: its
-    items say so instead of holding its derivatives to a map it does not use."""
+    derivatives are not held to a map it does not use, but judged by the draws' moments,
+    which any root gives (Cholesky, a LinearOperator's own, Lanczos)."""
     result = run_check(
-        make_case(_mvn_case("covariance_matrix")), "gpytorch", "float32", "rsample_grad"
+        make_case(_mvn_case("covariance_matrix")), adapter, "float32", "rsample_grad"
     )
-    assert result.passed and "root decomposition" in result.skip_reason
+    assert result.passed and not result.skip_reason, result.message
+    assert result.metrics["judged_in"] == "expectation"
+    assert result.metrics["judged_parameters"] == ["loc", "covariance_matrix"]
+
+
+def test_gpytorch_diagonal_operator_is_judged_on_the_diagonal_it_reads() -> None:
+    """A DiagLinearOperator reads the covariance's diagonal alone: its off-diagonal
+    derivatives are 0 by construction, and the item judges the diagonal (the binding's
+    structure, as the log_prob gradient does), not the symmetric part."""
+    text = """
+- id: diagonal
+  family: MultivariateNormal
+  parametrization: covariance_matrix
+  params: {loc: [0.5, -1.0, 2.0], covariance_matrix: [[2.0, 0, 0], [0, 0.5, 0], [0, 0, 1.5]]}
+  value: [0.0, 0.0, 0.0]
+"""
+    result = run_check(make_case(text), "gpytorch.diag", "float32", "rsample_grad")
+    assert result.passed and not result.skip_reason, result.message
 
 
 def test_sensitivity_tries_the_settled_step_first(monkeypatch) -> None:

@@ -38,6 +38,13 @@ POINTS = [
         },
     ),
     (
+        "MultivariateNormal",
+        {
+            "loc": np.array([[0.5, -1.0, 2.0], [0.0, 3.0, -0.5]]),
+            "covariance_matrix": np.array([[2.0, 0.6, -1.5], [0.6, 0.8, 0.1], [-1.5, 0.1, 5.0]]),
+        },
+    ),
+    (
         "Wishart",
         {"df": np.array([3.5, 9.0]), "covariance_matrix": np.array([[2.0, 0.3], [0.3, 0.5]])},
     ),
@@ -154,3 +161,21 @@ def test_lkj_cholesky_draws_have_every_rows_correlation_law(d: int) -> None:
     squares = corr[:, rows, cols] ** 2
     z = (squares.mean(0) - 1.0 / (2.0 * eta + d - 1.0)) / (squares.std(0) / np.sqrt(200_000))
     assert np.all(np.abs(z) < 5.0), z
+
+
+def test_multivariate_normal_moments_are_the_same_law_in_every_parametrization() -> None:
+    """Σ, its Cholesky factor and its inverse give one law: the same E[s] and E[s²] (what
+    judges GPyTorch's draws through a root decomposition in expectation)."""
+    family = reference.get_family("MultivariateNormal")
+    cov = np.array([[2.0, 0.6, -1.5], [0.6, 0.8, 0.1], [-1.5, 0.1, 5.0]])
+    loc, w = np.array([0.5, -1.0, 2.0]), _weights((3,))
+    by_cov = family.draw_moments({"loc": loc, "covariance_matrix": cov}, w, ())
+    by_tril = family.draw_moments(
+        {"loc": loc, "scale_tril": np.linalg.cholesky(cov)}, w, (), "scale_tril"
+    )
+    by_precision = family.draw_moments(
+        {"loc": loc, "precision_matrix": np.linalg.inv(cov)}, w, (), "precision_matrix"
+    )
+    for found in (by_tril, by_precision):
+        np.testing.assert_allclose(found, by_cov, rtol=1e-12)
+    assert by_cov[1] == pytest.approx(float(w @ loc) ** 2 + float(w @ cov @ w), rel=1e-14)

@@ -48,14 +48,18 @@ class GpytorchAdapter(TorchAdapter):
     reported_packages = ("gpytorch", "linear_operator")
     imported_modules = ("gpytorch", "linear_operator")
     operator: ClassVar[str] = "tensor"
-    # A MultivariateNormal draws through its covariance's root decomposition, not the
-    # loc + chol(Σ)·ε map the oracle declares (reference.Family.pathwise).
-    pathwise_event_draws: ClassVar[bool] = False
-    pathwise_event_note: ClassVar[str] = (
+    # Parameters with event dimensions are copied per draw as torch's are (the covariance
+    # copy wrapped in this adapter's operator) ...
+    pathwise_event_draws: ClassVar[bool] = True
+    # ... but a MultivariateNormal draws through its covariance's root decomposition, not the
+    # loc + chol(Σ)·ε map the oracle declares (reference.Family.pathwise): its derivatives are
+    # judged in expectation, by the draws' moments (rsample_grad).
+    pathwise_own_map: ClassVar[str] = (
         "GPyTorch draws a MultivariateNormal as loc + R·ε with R its covariance's root "
         "decomposition (a LinearOperator's: Cholesky with added jitter, Lanczos or the "
         "operator's own), not loc + chol(Σ)·ε: its pathwise derivatives follow that map, which "
-        "the oracle does not declare"
+        "the oracle does not declare, so they are judged in expectation where the oracle knows "
+        "the draws' moments"
     )
     # Autograd only (no torch.func claim, see above); the value a tensor, as torch's.
     context_axis: ClassVar[ContextAxis | None] = dataclasses.replace(

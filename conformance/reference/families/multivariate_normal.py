@@ -67,15 +67,26 @@ class MultivariateNormal(Family):
             g = 0.5 * np.linalg.inv(mat) - 0.5 * d[..., :, None] * d[..., None, :]
         return {"loc": w, parametrization: g, "value": -w}
 
-    def _projections(self, params, parametrization, options):
+    @staticmethod
+    def _covariance(params: Arrays, parametrization: str) -> np.ndarray:
         mat = params[parametrization]
         if parametrization == "scale_tril":
-            cov = mat @ np.swapaxes(mat, -1, -2)
-        elif parametrization == "precision_matrix":
-            cov = np.linalg.inv(mat)
-        else:
-            cov = mat
+            return mat @ np.swapaxes(mat, -1, -2)
+        if parametrization == "precision_matrix":
+            return np.linalg.inv(mat)
+        return mat
+
+    def _projections(self, params, parametrization, options):
+        cov = self._covariance(params, parametrization)
         return projections.gaussian(params["loc"], cov, projections.vector)
+
+    def _draw_moments(self, params, weights, parametrization, options):
+        """E[s] = w·loc and E[s²] = (w·loc)² + wᵀΣw, whatever root of Σ the draws use: what
+        judges a sampler that draws through another root than Cholesky's (GPyTorch's
+        root decompositions) in expectation."""
+        mean = (weights * params["loc"]).sum(-1)
+        cov = self._covariance(params, parametrization)
+        return mean, mean * mean + np.einsum("i,...ij,j->...", weights, cov, weights)
 
     def _pathwise(self, params, draws, weights, parametrization, options):
         """x = loc + L·ε with L the lower Cholesky factor of the covariance (torch's and NumPyro's
