@@ -116,6 +116,12 @@ class _Evaluation:
     expectation: dict[str, Any] | None = None
 
 
+def _pathwise_lines(script: Script) -> list[str] | None:
+    """The script's lines that make the item's pathwise draws and derivatives of the
+    parameters in ``NAMES`` as the adapter made them (None: its dialect writes none)."""
+    return script.dialect.pathwise({"call": script.call, "arrays": script.arrays, "names": "NAMES"})
+
+
 def _weights(subject: Subject) -> np.ndarray:
     """The weights of the draw's coordinates judged in expectation (1 for a univariate draw)."""
     event = tuple(subject.expected.event_shape)
@@ -465,9 +471,7 @@ class RsampleGradCheck(Check):
             ]
 
         def body(script: Script) -> list[str]:
-            made = script.dialect.pathwise(
-                {"call": script.call, "arrays": script.arrays, "names": "NAMES"}
-            )
+            made = _pathwise_lines(script)
             if made is None:
                 return not_written("pathwise draws")
             if raised:  # the item's draws raised: nothing else to compare
@@ -521,9 +525,7 @@ class RsampleGradCheck(Check):
             ]
 
         def body(script: Script) -> list[str]:
-            made = script.dialect.pathwise(
-                {"call": script.call, "arrays": script.arrays, "names": "NAMES"}
-            )
+            made = _pathwise_lines(script)
             if made is None:
                 return not_written("pathwise draws")
             t_source = plain_source(pathwise_moments.t_statistics)

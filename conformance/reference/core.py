@@ -735,16 +735,7 @@ class Family(ABC):
             params, weights, batch, parametrization, options
         )
         info = self.params(key)
-        wrt = [k for k, p in info.items() if not p.static and not p.integer]
-        if names is not None:  # Wishart's df alone, not every entry of its scale
-            wrt = [k for k in wrt if k in names]
-        # numdiff.step_scale sizes a unit-interval step to the ends; an open unit interval is
-        # the same interval (step_scale itself also sizes the gradients' tolerance floors, so
-        # it is left as it is here).
-        domains = {
-            k: "unit_interval" if p.domain == "open_unit_interval" else p.domain
-            for k, p in info.items()
-        }
+        wrt, domains = self._differentiated(info, names)
         found = []
         for moment in (0, 1):
 
@@ -761,6 +752,24 @@ class Family(ABC):
                 )
             )
         return {k: (found[0][k], found[1][k]) for k in wrt}
+
+    @staticmethod
+    def _differentiated(
+        info: dict[str, ParamInfo], names: list[str] | None
+    ) -> tuple[list[str], dict[str, str]]:
+        """The parameters an expectation is differentiated by (every differentiable one, or
+        those in ``names``: Wishart's df alone, not every entry of its scale), and the domains
+        Richardson's steps are sized to (numdiff.step_scale sizes a unit-interval step to the
+        ends, and an open unit interval is the same interval; step_scale itself also sizes the
+        gradients' tolerance floors, so it is left as it is)."""
+        wrt = [k for k, p in info.items() if not p.static and not p.integer]
+        if names is not None:
+            wrt = [k for k in wrt if k in names]
+        domains = {
+            k: "unit_interval" if p.domain == "open_unit_interval" else p.domain
+            for k, p in info.items()
+        }
+        return wrt, domains
 
     def moments_unjudged(self, params: Arrays, parametrization: str | None = None) -> str:
         """Why the draws' mean pathwise derivatives cannot be judged at ``params`` at the
@@ -808,9 +817,7 @@ class Family(ABC):
             params, weights, batch, parametrization, options
         )
         info = self.params(key)
-        wrt = [k for k, p in info.items() if not p.static and not p.integer]
-        if names is not None:
-            wrt = [k for k in wrt if k in names]
+        wrt, domains_of = self._differentiated(info, names)
         law, _, _ = self._weighted_law(broadcast, w, key)
         log_scale = bounded.in_log_scale(law.value.support)
         drawn = self.sample(
@@ -836,10 +843,6 @@ class Family(ABC):
             )
 
         converged = expectations(broadcast)[2]
-        domains_of = {
-            k: "unit_interval" if p.domain == "open_unit_interval" else p.domain
-            for k, p in info.items()
-        }
         found = []
         for which in (0, 1):
 
