@@ -45,6 +45,16 @@ POINTS = [
         },
     ),
     (
+        "MultitaskMultivariateNormal",
+        {
+            "mean": np.array([[0.5, -1.0], [2.0, 0.0], [3.0, -0.5]]),
+            "covariance_matrix": np.kron(
+                np.array([[1.0, 0.3, 0.1], [0.3, 2.0, -0.4], [0.1, -0.4, 1.5]]),
+                np.array([[1.0, 0.5], [0.5, 2.0]]),
+            ),
+        },
+    ),
+    (
         "Wishart",
         {"df": np.array([3.5, 9.0]), "covariance_matrix": np.array([[2.0, 0.3], [0.3, 0.5]])},
     ),

@@ -74,6 +74,17 @@ class MultitaskMultivariateNormal(Family):
 
         return projections.gaussian(mvn["loc"], mvn["covariance_matrix"], flatten)
 
+    def _draw_moments(self, params, weights, parametrization, options):
+        """The moments of an MVN over the vectorised value, the weights vectorised alike
+        (GPyTorch draws it through its covariance's root decomposition: rsample_grad judges
+        those derivatives in expectation)."""
+        return MULTIVARIATE_NORMAL._draw_moments(
+            self._mvn(params, parametrization),
+            vec(weights, parametrization),
+            "covariance_matrix",
+            {},
+        )
+
     def _sample(self, params, shape, rng, parametrization):
         n, t = params["mean"].shape[-2:]
         flat = MULTIVARIATE_NORMAL._sample(
