@@ -6,6 +6,8 @@ reals but outside the support)."""
 
 from __future__ import annotations
 
+import json
+import os
 import re
 import subprocess
 import sys
@@ -274,7 +276,8 @@ def test_a_dialect_that_writes_no_draws_compares_nothing_and_says_so(tmp_path) -
     )
 
 
-PYPROJECT = Path(__file__).resolve().parents[2] / "pyproject.toml"
+REPO = Path(__file__).resolve().parents[2]
+PYPROJECT = REPO / "pyproject.toml"
 STUDENT_T_TINY_DF = """
 - id: tiny-df
   family: StudentT
@@ -339,42 +342,80 @@ def _run_under_mutant(path, mutant: str | None) -> subprocess.CompletedProcess:
     )
 
 
-BETA_SCALAR = """
-- id: scalar
-  family: Beta
-  params: {concentration1: 2.0, concentration0: 3.0}
-  value: 0.4
-"""
+def _failing_item_script(tmp_path: Path, mutant: str, *selection: str) -> tuple[dict, str]:
+    """One item run by ``conformance run`` under ``mutant`` in its own process, with NumPyro's
+    executable store off: a mutant applied in this test process would be compiled under the
+    fingerprint taken before it (the store's documented blind spot) and poison the store the
+    other tests share. The item's record and its script."""
+    out = tmp_path / "run"
+    env = {**os.environ, "CONFORMANCE_MUTANT": mutant, "CONFORMANCE_JAX_CACHE": "off"}
+    results = f"--results={out / 'results.json'}"
+    proc = subprocess.run(
+        [sys.executable, "-m", "conformance", "run", "-n", "0", *selection, results],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=REPO,
+        check=False,
+        timeout=600,
+    )
+    assert proc.returncode == 1, proc.stdout[-3000:] + proc.stderr[-3000:]
+    records = json.loads((out / "results.json").read_text())["records"]
+    (record,) = [r for r in records if r["outcome"] != "skipped"]
+    (script,) = (out / "reproducers").glob("*.py")
+    return record, script.read_text()
+
+
+def _item_under_mutant_in_process(tmp_path: Path, mutant: str, text: str) -> tuple[dict, str]:
+    """A torch item under ``mutant`` in this process (torch keeps no executable store)."""
+    patch = activate(mutant)
+    try:
+        result, source = _item_and_script(text, "torch", "rsample_grad", "float32")
+    finally:
+        patch.undo()
+    record = {"outcome": "passed" if result.passed else "failed", "kind": result.kind}
+    return {**record, "metrics": result.metrics}, source
 
 
 @pytest.mark.parametrize(
-    ("text", "adapter", "mutant", "statistic"),
+    ("mutant", "statistic"),
     [
-        (STUDENT_T_SCALAR, "torch", "studentt-rsample-grad-df-half", "g1'(s)*ds/ddf"),
-        (BETA_SCALAR, "numpyro", "numpyro-beta-sample-grad-half", "ds/dconcentration1"),
+        ("studentt-rsample-grad-df-half", "g1'(s)*ds/ddf"),
+        ("numpyro-beta-sample-grad-half", "ds/dconcentration1"),
     ],
     ids=["bounded-torch", "moments-numpyro"],
 )
 def test_a_t_statistic_failure_in_expectation_reproduces_with_the_items_number(
-    tmp_path, text, adapter, mutant, statistic
+    tmp_path, mutant, statistic
 ) -> None:
     """A sampler whose draws are right and whose derivatives are halved where only a mean can
     see it (mutants: torch StudentT's chi-square gradient, judged by bounded test functions;
     NumPyro's Beta, by its moments) fails in expectation; its script, run against the same
     patched framework, reaches the item's |t|, and against the real one passes having
     compared."""
-    patch = activate(mutant)
-    try:
-        result, source = _item_and_script(text, adapter, "rsample_grad", "float32")
-    finally:
-        patch.undo()
-    assert not result.passed and result.kind == "grad", result.message
+    if mutant.startswith("numpyro"):
+        record, source = _failing_item_script(
+            tmp_path,
+            mutant,
+            "--framework=numpyro",
+            "--family=Beta",
+            "--check=rsample_grad",
+            "-k",
+            "scalar",  # beta.yaml::scalar, the one such item
+        )
+    else:
+        record, source = _item_under_mutant_in_process(tmp_path, mutant, STUDENT_T_SCALAR)
+    assert record["outcome"] == "failed" and record["kind"] == "grad", record
     path = tmp_path / "repro.py"
     path.write_text(source)
     proc = _run_under_mutant(path, mutant)
     assert proc.returncode == 1, proc.stdout + proc.stderr
     printed = float(re.search(r"MISMATCH: .*: \|t\| ([0-9.e+-]+) >", proc.stdout).group(1))
-    assert printed == pytest.approx(result.metrics["value"], rel=1e-5)  # printed to 6 digits
+    metrics = record["metrics"]
+    if "rsample((n,))" in metrics["statistic"]:  # the item's worst: a test no script writes
+        assert printed > metrics["threshold"]
+    else:  # the item's own worst test, reached from its seed
+        assert printed == pytest.approx(metrics["value"], rel=1e-5)  # printed to 6 digits
     healthy = _run_under_mutant(path, None)
     assert healthy.returncode == 0 and "OK: no mismatch reproduced" in healthy.stdout, (
         healthy.stdout + healthy.stderr

@@ -274,6 +274,7 @@ def test_every_mutant_applies_and_undoes_cleanly(name: str) -> None:
     watched = {
         "torch.MVN": torch.distributions.MultivariateNormal.__dict__.copy(),
         "torch.Normal": torch.distributions.Normal.__dict__.copy(),
+        "torch.StudentT": torch.distributions.StudentT.__dict__.copy(),
         "torch.OneHotCategorical": torch.distributions.OneHotCategorical.__dict__.copy(),
         "mvn module": vars(torch.distributions.multivariate_normal).copy(),
         "dirichlet module": vars(torch.distributions.dirichlet).copy(),
@@ -285,6 +286,7 @@ def test_every_mutant_applies_and_undoes_cleanly(name: str) -> None:
     current = {
         "torch.MVN": lambda: torch.distributions.MultivariateNormal.__dict__,
         "torch.Normal": lambda: torch.distributions.Normal.__dict__,
+        "torch.StudentT": lambda: torch.distributions.StudentT.__dict__,
         "torch.OneHotCategorical": lambda: torch.distributions.OneHotCategorical.__dict__,
         "mvn module": lambda: vars(torch.distributions.multivariate_normal),
         "dirichlet module": lambda: vars(torch.distributions.dirichlet),
