@@ -32,6 +32,7 @@ light-tailed however heavy the law's tails.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -119,11 +120,18 @@ def _t_verdict(test: MomentTest, alpha: float, eps: float, parameter: str) -> go
     )
 
 
+def per_test_alpha(elements: Iterable[int]) -> float:
+    """The item's false-failure probability split evenly over every element of every test
+    (``elements``: each test's count)."""
+    return gof.ITEM_ALPHA / max(sum(elements), 1)
+
+
 def judge(tests: dict[str, list[MomentTest]], eps: float) -> list[gof.Verdict]:
     """Every test's verdict, at :data:`gof.ITEM_ALPHA` split evenly over every element of every
     test (keyed by parameter)."""
-    count = sum(max(int(np.prod(np.shape(t.expected))), 1) for ts in tests.values() for t in ts)
-    alpha = gof.ITEM_ALPHA / max(count, 1)
+    alpha = per_test_alpha(
+        max(int(np.prod(np.shape(t.expected))), 1) for ts in tests.values() for t in ts
+    )
     return [_t_verdict(t, alpha, eps, name) for name, ts in tests.items() for t in ts]
 
 

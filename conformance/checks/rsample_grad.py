@@ -671,15 +671,15 @@ class RsampleGradCheck(Check):
         def elements(shape: tuple[int, ...]) -> int:
             return max(int(np.prod(shape)), 1)
 
-        # As pathwise_moments.judge splits the item's probability: over every element of
-        # every test (two per parameter, and rsample((n,))'s summed one with the moments).
-        count = sum(
+        # The tests pathwise_moments.judge will split the item's probability over: two per
+        # parameter, and rsample((n,))'s summed one with the moments.
+        counts = [
             2 * elements(np.shape(moments[k][0]))
             + (0 if bounded else elements(np.shape(subject.inputs.params[k])))
             for k in names
-        )
+        ]
         last.expectation = {
-            "alpha": gof.ITEM_ALPHA / max(count, 1),
+            "alpha": pathwise_moments.per_test_alpha(counts),
             "eps": float(np.finfo(x.dtype).eps) if x.dtype.kind == "f" else 0.0,
             # A failure before the tests (a NaN or infinite derivative, a shape) shows in a
             # script too; the tests' verdicts say for themselves.

@@ -47,6 +47,20 @@ def run_script(source: str, tmp_path: Path) -> subprocess.CompletedProcess:
     )
 
 
+def ruff_check(path: Path) -> subprocess.CompletedProcess:
+    """``ruff check`` of ``path`` (a script or a folder of them) with the project's own rules:
+    a reproducer goes into upstream bug reports and CI logs."""
+    repo = Path(__file__).resolve().parents[2]
+    config = str(repo / "pyproject.toml")
+    return subprocess.run(
+        [sys.executable, "-m", "ruff", "check", "--no-cache", "--config", config, str(path)],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+
+
 def test_real_numpyro_failure_reproduces_standalone(tmp_path: Path) -> None:
     subject = subject_for(make_case(NUMPYRO_BUG), "numpyro", "float32")
     source = reproducer.render(subject, CHECKS["log_prob"], "log_prob raised ZeroDivisionError")
@@ -334,23 +348,7 @@ def test_scripts_are_ruff_clean(tmp_path: Path) -> None:
     assert any("EXPECTED_AT" in s for s in scripts)  # pathwise derivatives
     for i, source in enumerate(scripts):
         (tmp_path / f"repro_{i}.py").write_text(source)
-    repo = Path(__file__).resolve().parents[2]
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "ruff",
-            "check",
-            "--no-cache",
-            "--config",
-            str(repo / "pyproject.toml"),
-            str(tmp_path),
-        ],
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=120,
-    )
+    proc = ruff_check(tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from helpers import make_case, subject_for
-from test_reproducer import run_script
+from test_reproducer import ruff_check, run_script
 
 from conformance.checks import CHECKS
 from conformance.mutants import activate
@@ -277,7 +277,6 @@ def test_a_dialect_that_writes_no_draws_compares_nothing_and_says_so(tmp_path) -
 
 
 REPO = Path(__file__).resolve().parents[2]
-PYPROJECT = REPO / "pyproject.toml"
 STUDENT_T_TINY_DF = """
 - id: tiny-df
   family: StudentT
@@ -303,23 +302,7 @@ def test_a_failure_in_expectation_reproduces(tmp_path) -> None:
     assert proc.returncode == 1, proc.stdout + proc.stderr
     mismatch = proc.stdout.strip().splitlines()[-1]
     assert mismatch.startswith("MISMATCH") and "NaN at finite draws" in mismatch, proc.stdout
-    path = tmp_path / "repro.py"
-    lint = subprocess.run(  # the project's own lint rules, as every reproducer passes them
-        [
-            sys.executable,
-            "-m",
-            "ruff",
-            "check",
-            "--no-cache",
-            "--config",
-            str(PYPROJECT),
-            str(path),
-        ],
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=120,
-    )
+    lint = ruff_check(tmp_path / "repro.py")  # the project's rules, as every reproducer
     assert lint.returncode == 0, lint.stdout + lint.stderr
     count = re.search(r"(\d+) of \d+ derivatives", result.message).group(1)
     assert f": {count} derivatives" in mismatch
