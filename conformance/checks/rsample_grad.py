@@ -114,12 +114,20 @@ class _Evaluation:
     #: What a univariate draw's script judged in expectation embeds (None: not judged so, or
     #: a vector draw).
     expectation: dict[str, Any] | None = None
+    #: The pathwise call the item made last (the names, n, and a vector draw's copies and
+    #: weights): where it raised, the script makes the same call.
+    call: dict[str, Any] | None = None
 
 
-def _pathwise_lines(script: Script) -> list[str] | None:
+def _pathwise_lines(script: Script, vector: bool = False) -> list[str] | None:
     """The script's lines that make the item's pathwise draws and derivatives of the
-    parameters in ``NAMES`` as the adapter made them (None: its dialect writes none)."""
-    return script.dialect.pathwise({"call": script.call, "arrays": script.arrays, "names": "NAMES"})
+    parameters in ``NAMES`` as the adapter made them (None: its dialect writes none); a
+    ``vector`` draw's parameters copied to their shapes in ``COPIES``, its coordinates weighted
+    by ``WEIGHTS``."""
+    ctx = {"call": script.call, "arrays": script.arrays, "names": "NAMES"}
+    if vector:
+        ctx.update(copies="COPIES", weights="WEIGHTS")
+    return script.dialect.pathwise(ctx)
 
 
 def _weights(subject: Subject) -> np.ndarray:
@@ -260,10 +268,25 @@ class RsampleGradCheck(Check):
         # What a univariate item's script would embed, kept for its reproducer.
         last = self._last = _Evaluation(subject, None if multivariate else {})
         try:
-            result = self._draw_by_draw(subject, names, exempt, last.kept) if names else None
+            return self._judged(subject, names, exempt, expected, because, unjudged, bounded)
         except FrameworkError:
-            last.raised = True
+            last.raised = True  # by the call last made (``_draws``): its script makes it again
             raise
+
+    def _judged(
+        self,
+        subject: Subject,
+        names: list[str],
+        exempt: dict[str, str],
+        expected: list[str],
+        because: dict[str, str],
+        unjudged: str,
+        bounded: BoundedPathwise | None,
+    ) -> CheckResult:
+        """``names`` judged draw by draw, then ``expected`` in expectation."""
+        last = self._last
+        assert last is not None
+        result = self._draw_by_draw(subject, names, exempt, last.kept) if names else None
         last.by_draw_failed = result is not None and not result.passed
         if result is not None and not result.passed:
             return result
@@ -300,6 +323,8 @@ class RsampleGradCheck(Check):
                 for k in names
             }  # fmt: skip
             extra["weights"] = event_weights(event)
+        if self._last is not None and self._last.subject is subject:
+            self._last.call = {"names": list(names), "n": n, **extra}
         how = adapter.operations.get(Operation.SAMPLE, "draws")
         with subject.framework_call(f"rsample and its gradient ({how})"):
             each, per_draw, summed, total = adapter.pathwise_draws(
@@ -419,19 +444,22 @@ class RsampleGradCheck(Check):
         item's seed, held to the identity's derivatives at the item's own draws (embedded,
         with their tolerances and the draws judged), or, where the item failed in expectation,
         the means of its tests' terms to the oracle's (:meth:`_expectation_reproducer`).
-        Univariate draws only: None for a vector draw (a declared map's derivatives and a
-        vector's copies per draw need the oracle's structure)."""
+        Where the draws raised, the call that raised, vector draws included
+        (:meth:`_raised_reproducer`); otherwise univariate draws only (a declared map's
+        derivatives and a vector's copies per draw need the oracle's structure)."""
         names, _ = self._names(subject)
-        if subject.law.family.value.event_rank > 0:
-            return None
         if self._last is None or self._last.subject is not subject:  # evaluate it again
             # A raise is recorded: the script's draws raise as the item's did.
             with subject.adapter.precision(subject.dtype), contextlib.suppress(FrameworkError):
                 self.evaluate(subject)
         last = self._last
-        if last is None or last.subject is not subject or last.kept is None:
+        if last is None or last.subject is not subject:
             return None  # skipped before any draw
-        raised, kept = last.raised, last.kept
+        if last.raised and last.call is not None:
+            return self._raised_reproducer(subject, last.call)
+        kept = last.kept
+        if kept is None:
+            return None  # a vector draw, or skipped before any draw
         if last.in_expectation_failed and not last.by_draw_failed:
             # Judged in expectation: the oracle's expected means embedded (a univariate draw;
             # not where rsample((n,))'s summed gradient alone failed, which needs the
@@ -440,9 +468,7 @@ class RsampleGradCheck(Check):
             if expectation is None or not expectation["script_sees"]:
                 return None
             return self._expectation_reproducer(subject, expectation)
-        if not names:
-            return None
-        if not raised and "draws" not in kept:
+        if not names or "draws" not in kept:
             return None  # the draws' shape failed: sample_shapes' script shows it
         seed = subject.draw_seed(self.name)
         n = draws_per_element(subject)
@@ -452,12 +478,12 @@ class RsampleGradCheck(Check):
                 items = kept[which].items()
                 return "{" + ", ".join(f"{k!r}: {array_literal(v[part])}" for k, v in items) + "}"
 
-            head = ["", f"SEED = {seed}", f"N = {n}", f"NAMES = {names!r}"]
-            if raised:
-                return head
             summed = np.asarray(kept["summed_draws"]).ravel()[:SHOWN_DRAWS]
             return [
-                *head,
+                "",
+                f"SEED = {seed}",
+                f"N = {n}",
+                f"NAMES = {names!r}",
                 f"DRAWS_SHAPE = {tuple(kept['draws'].shape)!r}",
                 "# Per parameter, the item's worst draws (flat indices), the draws there, the",
                 "# identity's derivatives at them and their tolerances:",
@@ -474,9 +500,31 @@ class RsampleGradCheck(Check):
             made = _pathwise_lines(script)
             if made is None:
                 return not_written("pathwise draws")
-            if raised:  # the item's draws raised: nothing else to compare
-                return [*made, "print('the draws and their derivatives were made')"]
             return [*made, *PATHWISE_COMPARISON]
+
+        return Reproducer(subject, self.name, body, constants)
+
+    def _raised_reproducer(self, subject: Subject, call: dict[str, Any]) -> Reproducer:
+        """The pathwise call that raised, made again as the adapter made it (its names and
+        number of draws, a vector draw's per-draw copies and weights): nothing to compare, the
+        script raises as the item did."""
+        seed = subject.draw_seed(self.name)
+
+        def constants(script: Script) -> list[str]:
+            lines = ["", f"SEED = {seed}", f"N = {call['n']}", f"NAMES = {call['names']!r}"]
+            if "copies" in call:
+                lines.append(f"COPIES = {call['copies']!r}  # each parameter's shape per draw")
+            if "weights" in call:
+                lines.append(
+                    f"WEIGHTS = {array_literal(call['weights'])}  # of the draw's coordinates"
+                )
+            return lines
+
+        def body(script: Script) -> list[str]:
+            made = _pathwise_lines(script, vector="copies" in call)
+            if made is None:
+                return not_written("pathwise draws")
+            return [*made, "print('the draws and their derivatives were made')"]
 
         return Reproducer(subject, self.name, body, constants)
 

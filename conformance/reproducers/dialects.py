@@ -109,5 +109,8 @@ class Dialect:
         list ``ctx['names']`` copied per draw to (N, *batch)), ``per_draw`` (name → each
         draw's derivative), ``summed_x`` (``rsample((N,))``) and ``total`` (name → the gradient
         of its sum), as NumPy, made as the adapter makes them from ``SEED``; None where the
-        dialect writes none."""
+        dialect writes none. A vector draw's ``ctx`` also names ``copies`` (the script's dict
+        of each parameter's shape per draw, in place of (N, *batch)) and ``weights`` (the
+        script's array weighting the draw's coordinates in both sums), as the adapter's
+        ``pathwise_draws`` takes them."""
         return None

@@ -236,6 +236,43 @@ def test_pathwise_draws_that_raise_reproduce(tmp_path) -> None:
     )
 
 
+WISHART = """
+- id: cov-literal
+  family: Wishart
+  parametrization: covariance_matrix
+  params: {df: 3.5, covariance_matrix: [[2.0, 0.3], [0.3, 1.0]]}
+  value: [[1.5, -0.2], [-0.2, 0.7]]
+"""
+ZERO_SUM = """
+- id: scalar-scale
+  family: ZeroSumNormal
+  param_dtypes: {event_size: int64}
+  params: {scale: 2.0, event_size: 4}
+  value: [0.5, -1.0, 0.25, 0.25]
+"""
+
+
+@pytest.mark.parametrize(
+    ("text", "adapter", "raised"),
+    [(WISHART, "torch", "RuntimeError"), (ZERO_SUM, "numpyro", "ValueError")],
+    ids=["torch-wishart", "numpyro-zerosumnormal"],
+)
+def test_vector_draws_that_raise_reproduce(tmp_path, text, adapter, raised) -> None:
+    """A vector draw's per-draw copies carry the parameters' event dimensions and its
+    derivatives weight the coordinates: the script makes that call as the adapter made it
+    and raises as the item did (torch-wishart-rsample-backward-in-place: rsample((n,))'s
+    backward; numpyro-zerosumnormal-batched-scale@rsample-grad: a scale copied per draw)."""
+    result, source = _item_and_script(text, adapter, "rsample_grad", "float32")
+    assert not result.passed and result.kind == "raises", result.message
+    assert "COPIES = {" in source and "WEIGHTS = " in source
+    proc = run_script(source, tmp_path)
+    assert proc.returncode == 1 and f"MISMATCH: raised {raised}" in proc.stdout, (
+        proc.stdout + proc.stderr
+    )
+    lint = ruff_check(tmp_path / "repro.py")  # run_script wrote it there
+    assert lint.returncode == 0, lint.stdout + lint.stderr
+
+
 @pytest.mark.parametrize(
     ("text", "adapter", "check", "dtype"),
     [
@@ -243,8 +280,9 @@ def test_pathwise_draws_that_raise_reproduce(tmp_path) -> None:
         (KUMARASWAMY_EXTREMES, "numpyro", "sample_fit", "float64"),
         (POISSON, "torch", "sample_fit", "float64"),
         (RELAXED_TEMPERATURE_BATCH, "torch", "rsample_grad", "float32"),
+        (WISHART, "torch", "rsample_grad", "float32"),
     ],
-    ids=["rsample-grad", "fit-cdf", "fit-pmf", "rsample-raises"],
+    ids=["rsample-grad", "fit-cdf", "fit-pmf", "rsample-raises", "rsample-raises-vector"],
 )
 def test_the_script_is_the_same_whether_the_evaluation_is_reused_or_made_again(
     text, adapter, check, dtype

@@ -53,27 +53,44 @@ class JaxDialect(Dialect):
     def pathwise(self, ctx: Mapping[str, Any]) -> list[str] | None:
         """As the adapter's ``pathwise_draws``: one function (jitted where the items are) of
         the arrays and the key, ``jax.grad`` through ``rsample`` with the parameters broadcast
-        to (N, *batch), then through ``rsample(key, (N,))``."""
+        to (N, *batch) (a vector draw's to their shapes in ``ctx['copies']``, the draws'
+        coordinates weighted by ``ctx['weights']``, an argument of the function as in the
+        adapter), then through ``rsample(key, (N,))``."""
         arrays = ctx["arrays"]
         every = ", ".join(arrays)
         given = "{" + ", ".join(f"{a!r}: {a}" for a in arrays) + "}"
         made = "jax.jit(pathwise)" if self.compiled else "pathwise"
+        copies, weights = ctx.get("copies"), ctx.get("weights")
+        args = ", ".join([*arrays, "key", *(["w"] if weights else [])])
+        if copies:
+            own = [f"    own = {{k: jnp.broadcast_to(given[k], {copies}[k]) for k in wrt}}"]
+        else:
+            own = [
+                "    batch = jnp.broadcast_shapes(*(jnp.shape(v) for v in given.values()))",
+                "    own = {k: jnp.broadcast_to(given[k], (N, *batch)) for k in wrt}",
+            ]
+        call = ", ".join([*arrays, "KEY", *(["W"] if weights else [])])
+        leaves = "jax.tree_util.tree_leaves(" + given + ")"
         return [
             f"def build({every}):",
             f"    return {ctx['call']}",
-            f"def pathwise({every}, key):",
+            f"def pathwise({args}):",
             f"    given = {given}",
             f"    wrt = [k for k in {ctx['names']} if k in given]",
             "    def draws(own, shape):",
             "        x = build(**{**given, **own}).rsample(key, shape)",
-            "        return x.sum(), x",
-            "    batch = jnp.broadcast_shapes(*(jnp.shape(v) for v in given.values()))",
-            "    own = {k: jnp.broadcast_to(given[k], (N, *batch)) for k in wrt}",
+            f"        return {'(x * w)' if weights else 'x'}.sum(), x",
+            *own,
             "    per_draw, each = jax.grad(draws, has_aux=True)(own, ())",
             "    total, summed = jax.grad(draws, has_aux=True)({k: given[k] for k in wrt}, (N,))",
             "    return each, per_draw, summed, total",
             "KEY = jax.device_put(jax.random.PRNGKey(SEED), DEVICE)",
-            f"each, per_draw, summed, total = {made}({every + ', ' if every else ''}KEY)",
+            *(
+                [f"W = jax.device_put(jnp.asarray({weights}, dtype={leaves}[0].dtype), DEVICE)"]
+                if weights
+                else []
+            ),
+            f"each, per_draw, summed, total = {made}({call})",
             "x, summed_x = np.asarray(each), np.asarray(summed)",
             "per_draw = {k: np.asarray(g) for k, g in per_draw.items()}",
             "total = {k: np.asarray(g) for k, g in total.items()}",

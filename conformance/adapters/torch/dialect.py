@@ -56,34 +56,58 @@ class TorchDialect(Dialect):
         ]
 
     def pathwise(self, ctx: Mapping[str, Any]) -> list[str] | None:
-        """As the adapter's ``pathwise_draws``: parameters expanded to (N, *batch), one leaf
-        per draw, and the case's own parameters for ``rsample((N,))``, each draw seeded."""
+        """As the adapter's ``pathwise_draws``: parameters expanded to (N, *batch) (a vector
+        draw's to their shapes in ``ctx['copies']``, its coordinates weighted by
+        ``ctx['weights']``), one leaf per draw, and the case's own parameters for
+        ``rsample((N,))``, each draw seeded."""
         every = ", ".join(ctx["arrays"])
         names = ctx["names"]
+        copies, weights = ctx.get("copies"), ctx.get("weights")
         given = "{" + ", ".join(f"{a!r}: {a}" for a in ctx["arrays"]) + "}"
+        shape = f"*{copies}[k]" if copies else "N, *batch"
+        batch = (
+            []
+            if copies
+            else [
+                "batch = torch.broadcast_shapes("
+                "*(torch.as_tensor(v).shape for v in given.values()))"
+            ]
+        )
+
+        def loss(x: str, into: str, leaves: str) -> list[str]:
+            """``into`` = the gradient of Σ x (each coordinate weighted) by ``leaves``."""
+            if not weights:
+                total = f"{x}.sum()"
+                pre: list[str] = []
+            else:
+                total = "loss"
+                pre = [f"loss = ({x} * torch.as_tensor({weights}, dtype={x}.dtype)).sum()"]
+            return [
+                *pre,
+                f"{into} = torch.autograd.grad(",
+                f"    {total}, list({leaves}.values()), allow_unused=True, materialize_grads=True",
+                ")",
+            ]
+
         return [
             f"def build({every}):",
             f"    return {ctx['call']}",
             f"given = {given}",
-            "batch = torch.broadcast_shapes(*(torch.as_tensor(v).shape for v in given.values()))",
+            *batch,
             "own = {",
-            "    k: given[k].detach().expand(N, *batch).clone().requires_grad_()",
+            f"    k: given[k].detach().expand({shape}).clone().requires_grad_()",
             f"    for k in {names}",
             "    if k in given",
             "}",
             "with torch.random.fork_rng(devices=[]):",
             "    torch.manual_seed(SEED)",
             "    each = build(**{**given, **own}).rsample()",
-            "grads = torch.autograd.grad(",
-            "    each.sum(), list(own.values()), allow_unused=True, materialize_grads=True",
-            ")",
+            *loss("each", "grads", "own"),
             "shared = {k: given[k].detach().clone().requires_grad_(True) for k in own}",
             "with torch.random.fork_rng(devices=[]):",
             "    torch.manual_seed(SEED)",
             "    summed = build(**{**given, **shared}).rsample(torch.Size((N,)))",
-            "totals = torch.autograd.grad(",
-            "    summed.sum(), list(shared.values()), allow_unused=True, materialize_grads=True",
-            ")",
+            *loss("summed", "totals", "shared"),
             f"x, summed_x = {self.to_numpy('each')}, {self.to_numpy('summed')}",
             f"per_draw = {{k: {self.to_numpy('g')} for k, g in zip(own, grads, strict=True)}}",
             f"total = {{k: {self.to_numpy('g')} for k, g in zip(shared, totals, strict=True)}}",
