@@ -273,6 +273,28 @@ def test_vector_draws_that_raise_reproduce(tmp_path, text, adapter, raised) -> N
     assert lint.returncode == 0, lint.stdout + lint.stderr
 
 
+def test_a_raise_in_the_expectation_call_gets_that_calls_script() -> None:
+    """Where the draws judged draw by draw pass and the in-expectation call (2¹³ draws per
+    element) raises, the script makes the call that raised, not the by-draw comparison (which
+    would pass and print OK for a failing item)."""
+    from conformance.adapters.torch.adapter import TorchAdapter
+    from conformance.checks import pathwise_moments
+
+    made = TorchAdapter.pathwise_draws
+
+    def raising(self, binding, params, names, n, seed, **extra):
+        if n == pathwise_moments.MOMENT_DRAWS:
+            raise RuntimeError("raised by the test in the in-expectation call")
+        return made(self, binding, params, names, n, seed, **extra)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(TorchAdapter, "pathwise_draws", raising)
+        result, source = _item_and_script(STUDENT_T_SCALAR, "torch", "rsample_grad", "float32")
+    assert not result.passed and result.kind == "raises", result.message
+    assert f"N = {pathwise_moments.MOMENT_DRAWS}" in source and "NAMES = ['df']" in source
+    assert "EXPECTED_AT" not in source  # not the by-draw comparison
+
+
 @pytest.mark.parametrize(
     ("text", "adapter", "check", "dtype"),
     [
