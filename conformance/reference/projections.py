@@ -194,10 +194,15 @@ def count_groups(d: int) -> list[tuple[str, list[int]]]:
 def binomial_cdf(total: np.ndarray, q: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
     """P(X ≤ k) for X ~ Binomial(total, q), at any real k (read as ⌊k⌋)."""
 
+    # SciPy deprecates non-integer arguments to bdtr: a multinomial's total and ⌊k⌋ are
+    # whole numbers held as floats, so integer arrays give the same values without the warning.
+    whole = np.asarray(total, dtype=np.float64).astype(np.int64)
+
     def cdf(k: np.ndarray) -> np.ndarray:
         k = np.floor(k)
+        counts = np.clip(k, 0.0, np.maximum(total - 1.0, 0.0)).astype(np.int64)
         with np.errstate(all="ignore"):
-            inner = special.bdtr(np.clip(k, 0.0, np.maximum(total - 1.0, 0.0)), total, q)
+            inner = special.bdtr(counts, whole, q)
         return np.where(k < 0, 0.0, np.where(k >= total, 1.0, inner))
 
     return cdf

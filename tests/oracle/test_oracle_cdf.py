@@ -10,6 +10,8 @@ density (Delta's atom, the censored likelihoods) are held to monotonicity and [0
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 from scipy import integrate, stats
@@ -148,3 +150,17 @@ def test_gamma_cdf_keeps_the_subnormals(name: str, params: dict) -> None:
     a, rate = (mpmath.mpf(params[k]) for k in ("concentration", "rate"))
     want = [float(mpmath.gammainc(a, 0, rate * mpmath.mpf(float(v)), regularized=True)) for v in x]
     np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
+def test_binomial_cdf_is_scipys_and_warns_of_nothing() -> None:
+    """The projected Multinomial counts' CDF: scipy's binomial CDF, with no deprecation warning
+    of its own (SciPy deprecates non-integer arguments to ``bdtr``)."""
+    from conformance.reference.projections import binomial_cdf
+
+    total = np.array([[7.0], [12.0]])
+    q = np.array([0.1, 0.45, 0.9])
+    k = np.array([-1.0, 0.0, 2.5, 6.0, 7.0, 11.0, 12.0, 30.0])[:, None, None]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = binomial_cdf(total, q)(k)
+    np.testing.assert_allclose(got, stats.binom.cdf(np.floor(k), total, q), rtol=1e-12, atol=0)
