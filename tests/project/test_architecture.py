@@ -126,9 +126,6 @@ UPWARD_EXCEPTIONS: dict[tuple[str, str], str] = {
         "the derived cases (variants, edges) draw fresh values and read log_prob shapes from "
         "the oracle's answers; they move into plan/, above expect/"
     ),
-    ("conformance.reproducers.render", "conformance.checks"): (
-        "a script is written from a check's part and its subject (type hints only)"
-    ),
 }
 
 #: Imports a check may make although they reach the oracle or ``expect/``, directly or through
