@@ -24,6 +24,9 @@ from conformance.registry.bounds import bound_name, static_bounds
 from conformance.reproducers.script import Script, array_literal, indented
 
 if TYPE_CHECKING:
+    import numpy as np
+
+    from conformance.answers.values import Expected, Inputs
     from conformance.registry import Binding
     from conformance.reproducers.dialects import Dialect
 
@@ -56,11 +59,11 @@ class ScriptSubject(Protocol):
     @property
     def label(self) -> str: ...
     @property
-    def inputs(self) -> Any: ...  # the arrays the framework received
+    def inputs(self) -> Inputs: ...  # the arrays the framework received
     @property
-    def expected(self) -> Any: ...  # the oracle's log_prob, shapes and validity
+    def expected(self) -> Expected: ...  # the oracle's log_prob, shapes and validity
 
-    def declared_tolerance(self, tol: Any, expected: Any) -> Any: ...
+    def declared_tolerance(self, tol: np.ndarray, expected: np.ndarray) -> np.ndarray: ...
 
 
 class ScriptPart(Protocol):
