@@ -230,7 +230,7 @@ def export_schema(out: Path | None) -> int:
 
 
 def export_conventions(out: Path | None) -> int:
-    from conformance.registry.conventions_page import render
+    from conformance.commands.conventions_page import render
 
     return _emit(render(), out)
 
@@ -291,7 +291,7 @@ def export_edges(
 def export_coverage(fmt: str, out: Path | None) -> int:
     """``conformance coverage``: every shipped distribution class and whether items build it."""
     from conformance.adapters import all_adapters
-    from conformance.registry.coverage import (
+    from conformance.commands.coverage import (
         as_json,
         coverage,
         load_exclusions,

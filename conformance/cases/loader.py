@@ -16,11 +16,11 @@ from typing import Any
 from pydantic import ValidationError
 
 from conformance import reference
+from conformance.cases import CASE_SUFFIXES
 from conformance.cases.case_model import CaseFile, CaseSpec
 from conformance.cases.validate import Known, SemanticError, differentiable, resolve_case
 from conformance.cases.yaml_source import Located, YamlError, load_located
 from conformance.contexts import SEPARATOR, CallingContext
-from conformance.run.config.options import CASE_SUFFIXES
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar
 
-from conformance.cases.loader import Case
+from conformance.answers.case import CheckedCase
 from conformance.check_names import CheckName
 from conformance.checks.subject import FrameworkError, Subject
 from conformance.kinds import HEADLINE_WORDS, Kind
@@ -61,7 +61,7 @@ class Check(ABC):
     name: CheckName
     description: ClassVar[str]
 
-    def not_applicable(self, case: Case) -> str | None:
+    def not_applicable(self, case: CheckedCase) -> str | None:
         """Why this check has nothing to compare for ``case`` (then no item is made), or None."""
         return None
 

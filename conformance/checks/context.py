@@ -36,7 +36,7 @@ from conformance.operations import Operation
 from conformance.reproducers.script import Script, array_literal, not_written
 
 if TYPE_CHECKING:
-    from conformance.expect.expectations import GradExpectation
+    from conformance.answers.gradients import GradExpectation
 
 
 class ContextCheck(Check):

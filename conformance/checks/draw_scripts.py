@@ -43,7 +43,7 @@ def outside_draws(x, lower, upper, rank):
 
 def _bounds(subject: Subject) -> tuple[np.ndarray, np.ndarray]:
     """LOWER and UPPER as the script states them (±inf for a vector draw: not read)."""
-    if subject.law.family.value.event_rank:
+    if subject.law.facts.event_rank:
         return np.array(-np.inf), np.array(np.inf)
     return subject.law.support_bounds()
 
@@ -86,7 +86,7 @@ def constants(subject: Subject, seed: int, named: dict[str, Requests]) -> list[s
         *(f"{name} = {requests_literal(requests)}" for name, requests in named.items()),
         f"DTYPE = {subject.dtype!r}",
         "# A discrete law may draw in an integer or boolean dtype (the framework's choice).",
-        f"DISCRETE = {bool(subject.law.family.value.discrete)!r}",
+        f"DISCRETE = {subject.law.facts.discrete!r}",
         f"RANK = {len(subject.expected.event_shape)}",
         f"LOWER = {array_literal(np.asarray(lower, np.float64))}  # the support's closed hull",
         f"UPPER = {array_literal(np.asarray(upper, np.float64))}",

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from conformance.cases.loader import Case
+from conformance.answers.case import CheckedCase
 from conformance.check_names import CheckName
 from conformance.checks.base import Check, CheckResult, Reproducer, shown
 from conformance.checks.subject import Subject
@@ -24,7 +24,7 @@ from conformance.operations import GRADIENTS, Operation
 from conformance.reproducers.script import array_literal
 
 if TYPE_CHECKING:
-    from conformance.expect.expectations import GradExpectation
+    from conformance.answers.gradients import GradExpectation
     from conformance.reproducers.script import Script
 
 _STRUCTURE_WORDS = {
@@ -45,7 +45,7 @@ class GradCheck(Check):
         self.operation = operation
         self.name = CheckName(operation.value)
 
-    def not_applicable(self, case: Case) -> str | None:
+    def not_applicable(self, case: CheckedCase) -> str | None:
         if not case.differentiable_inputs:
             return "no differentiable input (every input is integer-valued or static)"
         return None

@@ -51,13 +51,13 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from conformance.adapters.base import Adapter
+from conformance.answers.draws import BoundedTests
 from conformance.check_names import CheckName
 from conformance.checks import gof, pathwise_moments
 from conformance.checks.base import Check, CheckResult, Reproducer
 from conformance.checks.draws import has_rsample
 from conformance.checks.subject import FrameworkError, Subject
 from conformance.compare import compare_arrays, err_over_tol, project, tolerance
-from conformance.expect.laws import BOUNDED_TERMS_SOURCE, BoundedPathwise
 from conformance.kinds import Kind
 from conformance.operations import Operation
 from conformance.reproducers.script import Script, array_literal, not_written, plain_source
@@ -199,9 +199,9 @@ class RsampleGradCheck(Check):
         and a multivariate family's whose derivative its declared map does not give."""
         adapter = subject.adapter
         assert isinstance(adapter, PathwiseDraws)
-        family = subject.law.family
+        family = subject.law.facts
         exempt = dict(adapter.pathwise_exempt(family.name))
-        if family.value.event_rank > 0:
+        if family.event_rank > 0:
             exempt.update(family.pathwise_without)
         names = [k for k in subject.case.differentiable_parameters if k not in exempt]
         return names, exempt
@@ -210,33 +210,33 @@ class RsampleGradCheck(Check):
         names, exempt = self._names(subject)
         if not has_rsample(subject):
             return CheckResult(True, skip_reason=f"{subject.adapter.name} has no rsample here")
-        family = subject.law.family
-        multivariate = family.value.event_rank > 0
+        family = subject.law.facts
+        multivariate = family.event_rank > 0
         # A vector sampler of the adapter's own (GPyTorch's root decompositions) follows no map
         # the oracle declares: its derivatives agree with any map's only in expectation.
         own_map = getattr(subject.adapter, "pathwise_own_map", "") if multivariate else ""
-        if own_map and not family.has_pathwise_moments():
+        if own_map and not family.has_pathwise_moments:
             return CheckResult(True, skip_reason=own_map)
         # Judged in expectation (pathwise_moments): every parameter of a multivariate family
         # no declared map reads the noise back for (or whose adapter draws by a map of its
         # own), and the exempt parameters (several noises) of a family whose draws' moments
         # the oracle knows.
-        if multivariate and (own_map or not family.has_pathwise()):
+        if multivariate and (own_map or not family.has_pathwise):
             expected, names = names, []
-        elif family.has_pathwise_moments() or family.has_bounded_pathwise():
+        elif family.has_pathwise_moments or family.has_bounded_pathwise:
             differentiable = subject.case.differentiable_parameters
             expected = [k for k in exempt if k in differentiable]
         else:
             expected = []
         unjudged = ""
-        bounded: BoundedPathwise | None = None
-        if expected and not family.has_pathwise_moments():  # no moments: bounded g instead
+        bounded: BoundedTests | None = None
+        if expected and not family.has_pathwise_moments:  # no moments: bounded g instead
             bounded = subject.law.bounded_pathwise(
                 _weights(subject), tuple(subject.expected.batch_shape), expected
             )
-            unjudged = bounded.unjudged(np.dtype(subject.dtype))
+            unjudged = bounded.unjudged
         elif expected:
-            unjudged = family.moments_unjudged(subject.inputs.params, subject.law.parametrization)
+            unjudged = subject.law.moments_unjudged()
         if unjudged:
             expected = []
         # Why each parameter judged in expectation is not judged draw by draw (several noises).
@@ -249,7 +249,7 @@ class RsampleGradCheck(Check):
                 else (f"no parameter judged draw by draw (exempt: {exempt})")
             )
             return CheckResult(True, skip_reason=why)
-        info = family.parametrizations[subject.law.parametrization]
+        info = family.parameters
         if shaped := [k for k, p in info.items() if p.shape_only]:
             # ExpandedDistribution's batch is expand_to's shape: parameters copied per draw,
             # (n, *batch), cannot expand to it, so the per-draw derivatives cannot be asked for.
@@ -281,7 +281,7 @@ class RsampleGradCheck(Check):
         expected: list[str],
         because: dict[str, str],
         unjudged: str,
-        bounded: BoundedPathwise | None,
+        bounded: BoundedTests | None,
     ) -> CheckResult:
         """``names`` judged draw by draw, then ``expected`` in expectation."""
         last = self._last
@@ -310,12 +310,12 @@ class RsampleGradCheck(Check):
         draws (or a shape failure), with the item's metrics."""
         adapter = subject.adapter
         assert isinstance(adapter, PathwiseDraws)
-        info = subject.law.family.parametrizations[subject.law.parametrization]
+        info = subject.law.facts.parameters
         batch = tuple(subject.expected.batch_shape)
         event = tuple(subject.expected.event_shape)
         seed = subject.draw_seed(self.name)
         extra: dict[str, Any] = {}
-        if subject.law.family.value.event_rank > 0:
+        if subject.law.facts.event_rank > 0:
             extra["copies"] = {
                 k: (n, *batch, *np.shape(subject.inputs.params[k])[
                     np.ndim(subject.inputs.params[k]) - info[k].event_rank :
@@ -348,7 +348,7 @@ class RsampleGradCheck(Check):
         subject: Subject,
         names: list[str],
         exempt: dict[str, str],
-        bounded: BoundedPathwise | None = None,
+        bounded: BoundedTests | None = None,
     ) -> CheckResult:
         x, per_draw, _, total, metrics = self._draws(subject, names, pathwise_moments.MOMENT_DRAWS)
         if isinstance(x, CheckResult):
@@ -378,8 +378,8 @@ class RsampleGradCheck(Check):
             )
         if exempt:
             metrics["exempt"] = exempt
-        info = subject.law.family.parametrizations[subject.law.parametrization]
-        multivariate = subject.law.family.value.event_rank > 0
+        info = subject.law.facts.parameters
+        multivariate = subject.law.facts.event_rank > 0
         event = tuple(subject.expected.event_shape)
         extra = {"weights": event_weights(event)} if multivariate else {}
         law = subject.law
@@ -569,7 +569,7 @@ class RsampleGradCheck(Check):
                 f"'width': {array_literal(bounded['width'])}, "
                 f"'log_scale': {bounded['log_scale']!r}, "
                 f"'judged': {array_literal(bounded['judged'])}}}",
-                *BOUNDED_TERMS_SOURCE,
+                *bounded["source"],
             ]
 
         def body(script: Script) -> list[str]:
@@ -590,7 +590,7 @@ class RsampleGradCheck(Check):
         names: list[str],
         weights: np.ndarray,
         metrics: dict,
-        bounded: BoundedPathwise | None = None,
+        bounded: BoundedTests | None = None,
     ) -> CheckResult:
         """The draws' derivatives judged by the moments they must give on average, or by the
         bounded test functions' expectations where ``bounded`` gives them
@@ -610,7 +610,7 @@ class RsampleGradCheck(Check):
         )
         kept = self._expectation_kept(subject, x, names, moments, bounded)
         if bounded is not None:
-            metrics["test_functions"] = bounded.description(np.dtype(subject.dtype))
+            metrics["test_functions"] = bounded.description
             if np.isnan(draws).any():  # an overflowed tail is a draw, a NaN is none
                 bad = int(np.count_nonzero(np.isnan(draws)))
                 return self.fail(
@@ -661,7 +661,7 @@ class RsampleGradCheck(Check):
                     project(got, structure),
                     (first, second),
                     bounded,
-                    bounded.judged(np.dtype(subject.dtype)),
+                    bounded.judged,
                 )
                 continue
             tests[name] = pathwise_moments.tests_for(
@@ -707,14 +707,14 @@ class RsampleGradCheck(Check):
         x: np.ndarray,
         names: list[str],
         moments: dict[str, tuple[np.ndarray, np.ndarray]],
-        bounded: BoundedPathwise | None,
+        bounded: BoundedTests | None,
     ) -> dict[str, Any] | None:
         """What a univariate draw's in-expectation script embeds, kept on the check's last
         evaluation (None for a vector draw, or where no evaluation is kept)."""
         last = self._last
         if last is None or last.subject is not subject or last.kept is None:
             return None
-        judged = None if bounded is None else bounded.judged(np.dtype(subject.dtype))
+        judged = None if bounded is None else bounded.judged
 
         def elements(shape: tuple[int, ...]) -> int:
             return max(int(np.prod(shape)), 1)
@@ -745,6 +745,7 @@ class RsampleGradCheck(Check):
                 "width": np.asarray(bounded.width, dtype=np.float64),
                 "log_scale": bounded.log_scale,
                 "judged": judged,
+                "source": bounded.source,
             },
         }
         return last.expectation
@@ -755,7 +756,7 @@ class RsampleGradCheck(Check):
         """A failure where a finite draw's derivative by ``name`` is NaN (never right: an
         overflowed heavy tail may give an infinite draw, or an infinite derivative, but a
         finite draw has a number for its derivative), else None."""
-        rank = subject.law.family.value.event_rank
+        rank = subject.law.facts.event_rank
         finite = np.isfinite(draws)  # a vector draw is finite where all its coordinates are
         finite = finite.all(axis=tuple(range(draws.ndim - rank, draws.ndim))) if rank else finite
         finite = finite.reshape(finite.shape + (1,) * (got.ndim - finite.ndim))
@@ -777,7 +778,7 @@ class RsampleGradCheck(Check):
         name: str,
         weighted: np.ndarray,
         got: np.ndarray,
-        bounded: BoundedPathwise,
+        bounded: BoundedTests,
     ) -> CheckResult | None:
         """A failure where a finite draw that the test functions weigh (g' not 0 there) has an
         infinite derivative by ``name``: such a draw lies within about 38 of the bumps' widths

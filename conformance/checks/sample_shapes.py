@@ -56,7 +56,7 @@ def dtype_problem(subject: Subject, dtype: np.dtype) -> str | None:
     want = np.dtype(subject.dtype)
     if dtype == want:
         return None
-    if subject.law.family.value.discrete and dtype.kind in "iub":
+    if subject.law.facts.discrete and dtype.kind in "iub":
         return None
     return f"dtype {dtype}, expected {want}"
 

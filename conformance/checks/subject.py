@@ -23,11 +23,11 @@ from conformance.kinds import Kind
 from conformance.registry import Binding
 
 if TYPE_CHECKING:
-    from conformance.cases.context_design import CaseShape
-    from conformance.cases.loader import Case
-    from conformance.expect.expectations import Expectations, GradExpectation, SiteExpectation
-    from conformance.expect.laws import DrawLaw
-    from conformance.expect.materialize import Expected, Inputs
+    from conformance.answers.case import CheckedCase, InputLayout
+    from conformance.answers.draws import DrawLaw
+    from conformance.answers.expectations import Expectations
+    from conformance.answers.gradients import GradExpectation
+    from conformance.answers.values import Expected, Inputs, SiteExpectation
 
 
 class FrameworkError(Exception):
@@ -77,7 +77,7 @@ class Subject:
     context: CallingContext | None = None
 
     @property
-    def case(self) -> Case:
+    def case(self) -> CheckedCase:
         return self.expectations.case
 
     @property
@@ -115,7 +115,7 @@ class Subject:
         return self.expectations.summed_gradient
 
     @property
-    def case_shape(self) -> CaseShape:
+    def case_shape(self) -> InputLayout:
         """The case's inputs as a calling context reads them: names, dims, dtypes, traced."""
         return self.expectations.case_shape
 

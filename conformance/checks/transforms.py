@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from conformance.cases.loader import Case
+from conformance.answers.case import CheckedCase
 from conformance.check_names import CheckName
 from conformance.checks.base import Check, CheckResult, shown
 from conformance.checks.subject import FrameworkError, Subject
@@ -90,7 +90,7 @@ class VmapCheck(_TransformCheck):
     operation = Operation.VMAP
     description = "log_prob and its gradient under vmap, over leading and trailing batch axes"
 
-    def not_applicable(self, case: Case) -> str | None:
+    def not_applicable(self, case: CheckedCase) -> str | None:
         if not case.log_prob_shape or max(case.log_prob_shape) <= 1:
             return "log_prob has no batch axis of size > 1 to map over"
         return None

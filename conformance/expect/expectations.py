@@ -14,21 +14,20 @@ from __future__ import annotations
 
 import dataclasses
 import zlib
-from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
 import yaml
 
 from conformance import reference
+from conformance.answers.gradients import GradExpectation
+from conformance.answers.values import Expected, Inputs, SiteExpectation
 from conformance.cases.context_design import CaseShape
 from conformance.cases.loader import Case
 from conformance.expect.fresh_values import well_conditioned_draw
-from conformance.expect.gradients import ExpectedGrad, binding_structure, expected_grad_for
+from conformance.expect.gradients import binding_structure, expected_grad_for
 from conformance.expect.laws import DrawLaw
 from conformance.expect.materialize import (
-    Expected,
-    Inputs,
     expected_for,
     float64_inputs,
     inputs_for,
@@ -36,40 +35,6 @@ from conformance.expect.materialize import (
     sensitivity,
 )
 from conformance.registry import Binding
-
-
-@dataclass(frozen=True, eq=False)
-class GradExpectation:
-    """The oracle's gradient for one binding: which inputs, the cotangent, and per input the
-    structure it is compared in (the binding's, e.g. a diagonal operator's diagonal)."""
-
-    raw: ExpectedGrad
-    structure: dict[str, str]
-
-    @property
-    def wrt(self) -> tuple[str, ...]:
-        return self.raw.wrt
-
-    @property
-    def cotangent(self) -> np.ndarray:
-        return self.raw.cotangent
-
-    def compared(self) -> list[str]:
-        """The inputs whose gradient is compared (``none``: declared not comparable)."""
-        return [n for n in self.wrt if self.structure[n] != "none"]
-
-    def projected(self, name: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Expected gradient, tolerance and indeterminate mask of ``name`` in its structure."""
-        return self.raw.projected(name, self.structure[name])
-
-
-@dataclass(frozen=True, eq=False)
-class SiteExpectation:
-    """A value drawn for a sample site under effect handlers, and the oracle's answer there."""
-
-    value: np.ndarray  # in the case's value dtype
-    log_prob: np.ndarray
-    sensitivity: np.ndarray
 
 
 class Expectations:

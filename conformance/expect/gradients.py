@@ -23,12 +23,12 @@ domains). Without it, ∂/∂logits = x − σ(logits) at logits = 12 in float32
 from __future__ import annotations
 
 import zlib
-from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
 
 from conformance import reference, timing
+from conformance.answers.gradients import ExpectedGrad
 from conformance.cases.loader import Case
 from conformance.compare import ULPS, project
 from conformance.dtypes import eps, round_to
@@ -39,26 +39,6 @@ from conformance.reference.numdiff import step_scale
 #: Relative perturbation used to measure the gradient's conditioning, and how many draws.
 PERTURBATION = 1e-5
 DRAWS = 3
-
-
-@dataclass(frozen=True, eq=False)
-class ExpectedGrad:
-    cotangent: np.ndarray  # float64 holding values exact in the run's dtype
-    wrt: tuple[str, ...]
-    grads: dict[str, np.ndarray]
-    tolerance: dict[str, np.ndarray]
-    structure: dict[str, str]
-    #: Elements whose sum Σ_b c_b·∂log_prob_b/∂x has terms beyond the run dtype's range of both
-    #: signs: evaluating the terms in that dtype gives inf − inf, so NaN is the only answer a
-    #: framework can give there (a property of the cotangent, not of the framework).
-    indeterminate: dict[str, np.ndarray]
-
-    def projected(self, name: str, structure: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Expected gradient, tolerance and indeterminate mask of ``name`` in ``structure``."""
-        expected = project(self.grads[name], structure)
-        tol = np.broadcast_to(project(self.tolerance[name], structure), expected.shape)
-        unsure = project(self.indeterminate[name].astype(np.float64), structure) != 0.0
-        return expected, tol, np.broadcast_to(unsure, expected.shape)
 
 
 def differentiable_inputs(case: Case) -> tuple[str, ...]:

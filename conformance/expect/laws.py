@@ -11,27 +11,21 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Iterator
-from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
 
 from conformance import reference, timing
+from conformance.answers.draws import (
+    BoundedTests,
+    FamilyFacts,
+    ImplicitDerivatives,
+    ParameterFacts,
+    ProjectedDraws,
+)
+from conformance.answers.values import Inputs
 from conformance.expect.gradients import perturbed
-from conformance.expect.materialize import Inputs
 from conformance.reference import bounded, domains, numdiff
-from conformance.reference.core import BoundedPathwise
-
-
-@dataclass(frozen=True)
-class ProjectedDraws:
-    """One projection of every draw, and the CDF at the ends of each projected value's cell."""
-
-    name: str
-    values: np.ndarray
-    lower: np.ndarray
-    upper: np.ndarray
-
 
 #: The most pmf values a discrete item's cells may sum (support points × batch elements):
 #: beyond it (a Poisson at rate 1e9) the law's CDF is not formed and the item says so.
@@ -99,25 +93,6 @@ PATHWISE_STEP = 1e-7
 SENSITIVITY_DRAWS = 3
 
 
-@dataclass(frozen=True)
-class ImplicitDerivatives:
-    """What implicit reparameterisation says of draws x: dx/dθ = −(∂F/∂θ)(x) / f(x) for each
-    parameter, how much that moves when x moves by one relative unit (the tolerance's
-    sensitivity), and which draws the oracle can judge (away from the far tails)."""
-
-    derivatives: dict[str, np.ndarray]
-    sensitivity: dict[str, np.ndarray]
-    #: Per parameter, the draws the oracle judges: a derivative the differences cannot resolve
-    #: (a bound far in the tail moves F by less than they see) leaves that parameter's
-    #: derivative unjudged there, not the draw's others.
-    judged_by: dict[str, np.ndarray]
-
-    @property
-    def judged(self) -> np.ndarray:
-        """The draws judged for at least one parameter."""
-        return np.logical_or.reduce(list(self.judged_by.values()))
-
-
 #: The bounded test functions' terms as a reproducer script defines them: the oracle's own
 #: source (``reference.bounded``), so a script weighs the framework's derivatives exactly as
 #: the item did.
@@ -146,6 +121,29 @@ class DrawLaw:
     def note(self) -> str:
         """Why draws are held to no law ("" where there is one)."""
         return self.family.no_law
+
+    @cached_property
+    def facts(self) -> FamilyFacts:
+        """What the sampling checks read of the family, as data."""
+        family = self.family
+        info = family.parametrizations[self.parametrization]
+        return FamilyFacts(
+            name=family.name,
+            event_rank=family.value.event_rank,
+            discrete=bool(family.value.discrete),
+            parameters={
+                k: ParameterFacts(p.event_rank, p.structure, p.shape_only) for k, p in info.items()
+            },
+            pathwise_without=dict(family.pathwise_without),
+            has_pathwise=family.has_pathwise(),
+            has_pathwise_moments=family.has_pathwise_moments(),
+            has_bounded_pathwise=family.has_bounded_pathwise(),
+        )
+
+    def moments_unjudged(self) -> str:
+        """Why the draws' mean pathwise derivatives cannot be judged at these parameters
+        ("" where they can: :meth:`reference.Family.moments_unjudged`)."""
+        return self.family.moments_unjudged(self.params, self.parametrization)
 
     @cached_property
     def params(self) -> dict[str, np.ndarray]:
@@ -386,13 +384,26 @@ class DrawLaw:
     @timing.timed("oracle")
     def bounded_pathwise(
         self, weights: np.ndarray, batch: tuple[int, ...], names: list[str]
-    ) -> BoundedPathwise:
+    ) -> BoundedTests:
         """The bounded test functions' placement and (∂E[g₁]/∂θ, ∂E[g₂]/∂θ) per batch element
-        for each parameter in ``names`` (:meth:`reference.Family.bounded_pathwise`)."""
+        for each parameter in ``names`` (:meth:`reference.Family.bounded_pathwise`), judged
+        for draws of the inputs' dtype."""
         with np.errstate(all="ignore"):
-            return self.family.bounded_pathwise(
+            found = self.family.bounded_pathwise(
                 self.params, weights, batch, self.parametrization, self.options, names
             )
+        dtype = np.dtype(self.inputs.dtype)
+        return BoundedTests(
+            centre=found.centre,
+            width=found.width,
+            log_scale=found.log_scale,
+            derivatives=found.derivatives,
+            judged=found.judged(dtype),
+            unjudged=found.unjudged(dtype),
+            description=found.description(dtype),
+            terms=found.terms,
+            source=tuple(BOUNDED_TERMS_SOURCE),
+        )
 
     def _implicit(
         self,

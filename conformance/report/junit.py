@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from conformance.run.config.options import CASE_SUFFIXES
+from conformance.cases import CASE_SUFFIXES
 
 FILENAME = "junit.xml"
 

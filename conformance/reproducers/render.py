@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from conformance import __version__
 from conformance.compare import err_over_tol, tolerance
@@ -24,8 +24,65 @@ from conformance.registry.bounds import bound_name, static_bounds
 from conformance.reproducers.script import Script, array_literal, indented
 
 if TYPE_CHECKING:
-    from conformance.checks.base import Check
-    from conformance.checks.subject import Subject
+    import numpy as np
+
+    from conformance.answers.values import Expected, Inputs
+    from conformance.registry import Binding
+    from conformance.reproducers.dialects import Dialect
+
+
+class ScriptAdapter(Protocol):
+    """The adapter as a script needs it: its dialect, and the package the script imports."""
+
+    @property
+    def package(self) -> str: ...
+
+    def reproducer(self) -> Dialect | None: ...
+
+
+class ScriptSubject(Protocol):
+    """What a script is written from, a check's subject read by what it hands on: rendering
+    names no check type, so this package stays below the checks that write with it."""
+
+    @property
+    def adapter(self) -> ScriptAdapter: ...
+    @property
+    def binding(self) -> Binding: ...
+    @property
+    def dtype(self) -> str: ...
+    @property
+    def device(self) -> str: ...
+    @property
+    def case(self) -> Any: ...  # its file
+    @property
+    def case_id(self) -> str: ...
+    @property
+    def label(self) -> str: ...
+    @property
+    def inputs(self) -> Inputs: ...  # the arrays the framework received
+    @property
+    def expected(self) -> Expected: ...  # the oracle's log_prob, shapes and validity
+
+    def declared_tolerance(self, tol: np.ndarray, expected: np.ndarray) -> np.ndarray: ...
+
+
+class ScriptPart(Protocol):
+    """A check's part of a script (``conformance.checks.base.Reproducer``)."""
+
+    @property
+    def subject(self) -> ScriptSubject: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def body(self) -> Callable[[Script], list[str]]: ...
+    @property
+    def constants(self) -> Callable[[Script], list[str]]: ...
+
+
+class ScriptCheck(Protocol):
+    """A check, as far as a script needs it: the part it writes for a subject."""
+
+    def reproducer(self, subject: Any) -> ScriptPart | None: ...
 
 
 def docstring_text(text: str) -> str:
@@ -89,7 +146,7 @@ def _under(path: tuple[list[str], list[str]], body: list[str]) -> list[str]:
     return [f"with {', '.join(contexts)}:", *indented([*first, *body])]
 
 
-def render(subject: Subject, check: Check, message: str) -> str | None:
+def render(subject: ScriptSubject, check: ScriptCheck, message: str) -> str | None:
     """The reproducer script for ``check`` failing on ``subject``, or None where the check or
     the adapter writes none."""
     part = check.reproducer(subject)

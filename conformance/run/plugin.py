@@ -14,7 +14,8 @@ import os
 
 import pytest
 
-from conformance.run.config.options import CASE_SUFFIXES, add_pytest_options, env_list, split_list
+from conformance.cases import CASE_SUFFIXES
+from conformance.run.config.options import add_pytest_options, env_list, split_list
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -98,6 +98,158 @@ def _graph(type_checking: bool = False) -> dict[str, set[str]]:
     return {m: {t for t in deps if not m.startswith(t + ".")} for m, deps in graph.items()}
 
 
+#: The packages from the ground up. A package imports only packages of lower layers: the
+#: packages of one layer import none of each other, and nothing imports upward. "vocabulary"
+#: is the top-level modules (and the package's own face, ``conformance``); every other name is
+#: a subpackage or a top-level entry module. A package that does not exist yet (``plan``: the
+#: plan's own package, above the expectations it reads and the checks it lists) places nothing.
+LAYERS: list[set[str]] = [
+    {"vocabulary", "reference"},
+    {"records", "registry", "cases"},
+    {"answers"},
+    {"reproducers", "report", "known_failures"},
+    {"adapters"},
+    {"expect"},
+    {"checks"},
+    {"plan"},
+    {"run"},
+    {"bench", "commands"},
+    {"mutants"},
+    {"cli"},
+    {"__main__"},
+]
+
+#: The imports allowed to run against the layers, each with its reason (docs/architecture.md
+#: names the same): (importing module, imported module), each a dotted prefix. An exception
+#: that matches no import any more fails too: delete it here and in the page.
+UPWARD_EXCEPTIONS: dict[tuple[str, str], str] = {
+    ("conformance.cases.derived", "conformance.expect"): (
+        "the derived cases (variants, edges) draw fresh values and read log_prob shapes from "
+        "the oracle's answers; they move into plan/, above expect/"
+    ),
+}
+
+#: Imports a check may make although they reach the oracle or ``expect/``, directly or through
+#: what they import, each with its reason (docs/architecture.md names the same). None today: a
+#: check reads the oracle's answers as the data and protocols of ``conformance/answers/``.
+ORACLE_EXCEPTIONS: dict[tuple[str, str], str] = {}
+
+#: What a check must not reach, directly or through any chain of imports (type hints included):
+#: the oracle, and the code that computes its answers.
+CHECKS_NEVER_REACH = (ORACLE, "conformance.expect")
+
+
+def _package(module: str) -> str:
+    """The package ``module`` belongs to: a subpackage, an entry module, or the vocabulary."""
+    parts = module.split(".")
+    if len(parts) == 1 or parts[1] in VOCABULARY:
+        return "vocabulary"
+    return parts[1]
+
+
+def _layer(package: str) -> int:
+    return next(i for i, layer in enumerate(LAYERS) if package in layer)
+
+
+def _within(module: str, prefix: str) -> bool:
+    return module == prefix or module.startswith(prefix + ".")
+
+
+def _excepted(edge: tuple[str, str], exceptions: dict[tuple[str, str], str]) -> bool:
+    return any(_within(edge[0], a) and _within(edge[1], b) for a, b in exceptions)
+
+
+def _upward(graph: dict[str, set[str]], exceptions: dict[tuple[str, str], str]) -> list[str]:
+    """Every import between packages that does not go down a layer, exceptions aside."""
+    return sorted(
+        f"{module} -> {target} ({_package(module)} -> {_package(target)})"
+        for module, targets in graph.items()
+        for target in targets
+        if _package(module) != _package(target)
+        and _layer(_package(module)) <= _layer(_package(target))
+        and not _excepted((module, target), exceptions)
+    )
+
+
+def _reached(
+    graph: dict[str, set[str]], sources: list[str], exceptions: dict[tuple[str, str], str]
+) -> dict[str, list[str]]:
+    """Each module reachable from ``sources`` by imports, with one chain that reaches it; the
+    excepted imports are not followed. Importing a module runs its packages' ``__init__``
+    first: those count as imports too."""
+    chains = {s: [s] for s in sources}
+    todo = list(sources)
+    while todo:
+        module = todo.pop()
+        parts = module.split(".")
+        parents = {".".join(parts[:i]) for i in range(1, len(parts))}
+        for target in sorted(graph.get(module, set()) | parents):
+            if target not in chains and not _excepted((module, target), exceptions):
+                chains[target] = [*chains[module], target]
+                todo.append(target)
+    return chains
+
+
+def _checks_reaching_the_oracle(graph: dict[str, set[str]]) -> list[str]:
+    checks = sorted(m for m in graph if _within(m, "conformance.checks"))
+    return sorted(
+        " -> ".join(chain)
+        for module, chain in _reached(graph, checks, ORACLE_EXCEPTIONS).items()
+        if module.startswith(CHECKS_NEVER_REACH)
+    )
+
+
+def test_every_package_has_a_layer() -> None:
+    """A new package (or entry module) fails until it is placed among the layers."""
+    placed = set().union(*LAYERS)
+    packages = {_package(m) for m in _graph()}
+    assert packages - placed == set(), sorted(packages - placed)
+    assert len(placed) == sum(len(layer) for layer in LAYERS)  # each package in one layer
+
+
+def test_packages_import_only_downward() -> None:
+    """The package graph runs one way: no import, type hints included, reaches a package of
+    the same or a higher layer, except the few named with their reason."""
+    graph = _graph(type_checking=True)
+    assert _upward(graph, UPWARD_EXCEPTIONS) == []
+
+
+def test_checks_reach_neither_the_oracle_nor_expect_even_indirectly() -> None:
+    """A check reads the oracle's answers through its subject and plain data types: no chain
+    of imports (type hints included) leads from a check to the oracle or to ``expect/``."""
+    graph = _graph(type_checking=True)
+    assert _checks_reaching_the_oracle(graph) == []
+
+
+def test_each_named_exception_is_still_needed() -> None:
+    graph = _graph(type_checking=True)
+    edges = {(m, t) for m, targets in graph.items() for t in targets}
+    for exceptions in (UPWARD_EXCEPTIONS, ORACLE_EXCEPTIONS):
+        for pair, reason in exceptions.items():
+            assert any(_excepted(e, {pair: reason}) for e in edges), f"stale exception {pair}"
+
+
+def test_the_layer_rules_fail_on_a_new_arrow() -> None:
+    """The rules find what they are about: an import added upward, one between two packages
+    of a layer, and a new chain from a check to the oracle each fail."""
+    graph = {m: set(t) for m, t in _graph(type_checking=True).items()}
+    upward = {**graph, "conformance.records.results": {"conformance.run.plugin"}}
+    assert _upward(upward, UPWARD_EXCEPTIONS) == [
+        "conformance.records.results -> conformance.run.plugin (records -> run)"
+    ]
+    sideways = {**graph, "conformance.report.junit": {"conformance.reproducers.script"}}
+    assert _upward(sideways, UPWARD_EXCEPTIONS) == [
+        "conformance.report.junit -> conformance.reproducers.script (report -> reproducers)"
+    ]
+    # Down at every step (registry -> the oracle), yet a check reaches the oracle through it.
+    indirect = {**graph, "conformance.registry.bounds": {"conformance.reference.core"}}
+    assert _upward(indirect, UPWARD_EXCEPTIONS) == []
+    assert any(
+        chain.endswith("conformance.registry.bounds -> conformance.reference.core")
+        for chain in _checks_reaching_the_oracle(indirect)
+    )
+
+
 def test_no_import_circles() -> None:
     graph = _graph(type_checking=True)
     assert len(graph) > 50  # the walk found the package

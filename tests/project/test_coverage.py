@@ -14,7 +14,7 @@ from functools import cache
 import pytest
 
 from conformance.adapters import all_adapters
-from conformance.registry.coverage import (
+from conformance.commands.coverage import (
     DOC_PATH,
     coverage,
     load_exclusions,

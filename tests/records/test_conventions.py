@@ -5,8 +5,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
+from conformance.commands.conventions_page import DOC_PATH, declared, render
 from conformance.registry import entries
-from conformance.registry.conventions_page import DOC_PATH, declared, render
 
 
 def test_checked_in_page_matches_the_registry() -> None:

@@ -183,7 +183,7 @@ MVN_TRIL = """
 
 
 def test_gradient_reproducers_for_each_method(tmp_path: Path) -> None:
-    from conformance.expect.expectations import GradExpectation
+    from conformance.answers.gradients import GradExpectation
 
     case = make_case(MVN_TRIL)
     for adapter, method in [

@@ -20,9 +20,6 @@ from typing import Any
 
 from conformance.run.worker import robustness
 
-#: What a case file is called (only under a case root, or named on the command line).
-CASE_SUFFIXES = (".yaml", ".yml")
-
 DEFAULT_RESULTS = "reports/results.json"
 
 #: What every option of the suite is called in pytest: ``--device`` is ``--conformance-device``.

@@ -16,13 +16,14 @@ import pytest
 
 from conformance import __version__
 from conformance.adapters.base import EXECUTABLE_STORE_ENV
+from conformance.cases import CASE_SUFFIXES
 from conformance.records.results import (
     RESULT_KEY,
     STATIC_KEY,
     is_case_nodeid,
 )
 from conformance.report.junit import default_junitxml
-from conformance.run.config.options import CASE_SUFFIXES, short_options, spelling_prefix
+from conformance.run.config.options import short_options, spelling_prefix
 from conformance.run.config.settings import Settings, SettingsError, split_list
 from conformance.run.plan import in_shard
 from conformance.run.session import progress, scheduling

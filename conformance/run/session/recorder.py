@@ -17,6 +17,7 @@ import pytest
 
 from conformance import __version__
 from conformance.adapters import installed_adapter_classes, reported_packages
+from conformance.cases import CASE_SUFFIXES
 from conformance.kinds import Kind
 from conformance.known_failures import entries as known_failures
 from conformance.known_failures.entries import Entry
@@ -29,7 +30,6 @@ from conformance.records.results import (
     write_atomic,
 )
 from conformance.report.publish import publish_after_run
-from conformance.run.config.options import CASE_SUFFIXES
 from conformance.run.config.settings import Settings
 from conformance.run.session.items import SETTINGS_KEY
 from conformance.run.worker import robustness, timing_hooks

@@ -30,7 +30,7 @@ from conformance.registry import Binding
 
 Status = Literal["covered", "excluded", "missing"]
 #: Classes no family covers on purpose, by package, each with its reason.
-EXCLUSIONS_PATH = Path(__file__).parent / "coverage.yaml"
+EXCLUSIONS_PATH = Path(__file__).resolve().parents[1] / "registry" / "coverage.yaml"
 #: The generated page (``conformance coverage --format=markdown --output=docs/coverage.md``).
 DOC_PATH = Path(__file__).resolve().parents[2] / "docs" / "coverage.md"
 

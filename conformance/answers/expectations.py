@@ -1,0 +1,58 @@
+"""Everything the oracle says about one case for one binding and dtype, as a check's subject
+reads it: a protocol that ``expect/expectations.py``'s ``Expectations`` satisfies."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from conformance.answers.case import CheckedCase, InputLayout
+from conformance.answers.draws import DrawLaw
+from conformance.answers.gradients import GradExpectation
+from conformance.answers.values import Expected, Inputs, SiteExpectation
+
+
+class Expectations(Protocol):
+    """The oracle's answers for one (case, binding, dtype), each computed when first read."""
+
+    @property
+    def case(self) -> CheckedCase: ...
+    @property
+    def inputs(self) -> Inputs: ...
+    @property
+    def expected(self) -> Expected: ...
+    @property
+    def gradient(self) -> GradExpectation:
+        """The gradient, its cotangent and tolerances, in the binding's structures."""
+        ...
+
+    @property
+    def summed_gradient(self) -> GradExpectation:
+        """The gradient of log_prob's plain sum (a model's log density)."""
+        ...
+
+    def structure(self, name: str) -> str:
+        """The structure ``name``'s derivatives are compared in for this binding."""
+        ...
+
+    @property
+    def law(self) -> DrawLaw: ...
+    @property
+    def case_shape(self) -> InputLayout: ...
+    @property
+    def event_ranks(self) -> dict[str, int]: ...
+    @property
+    def array_params(self) -> list[str]:
+        """The parameters that are arrays (not static): the ones whose batch shapes vary."""
+        ...
+
+    def site(self, salt: str, prefix: tuple[int, ...]) -> SiteExpectation:
+        """A sample site's value (sample-shape ``prefix``) and the oracle's answer there."""
+        ...
+
+    def with_batch_shapes(self, shapes: tuple[tuple[int, ...], ...]) -> Expectations:
+        """The same case with drawn batch shapes (property mode)."""
+        ...
+
+    def case_yaml(self, framework: str) -> str:
+        """The case as literal YAML in this dtype and ``framework``, paste-ready."""
+        ...
