@@ -19,7 +19,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from conformance.adapters.base import Adapter, Command, split_mapped
+from conformance.adapters.base import Adapter, split_mapped
+from conformance.adapters.hooks import Command
 from conformance.adapters.numpyro.compiled import CompiledFunctions, Deferred, signature
 from conformance.adapters.numpyro.contexts import NumpyroContexts
 from conformance.adapters.numpyro.dialect import JaxDialect
@@ -494,7 +495,7 @@ class NumpyroAdapter(NumpyroContexts, Adapter):
         return list(self._call(("draw", asked), binding, static, make, arrays, key))
 
     #: Parameters whose draws are not one noise's monotone map (see
-    #: :class:`conformance.checks.rsample_grad.PathwiseDraws`), with the reason.
+    #: :class:`conformance.adapters.capabilities.PathwiseDraws`), with the reason.
     pathwise_exempt_parameters: ClassVar[Mapping[str, Mapping[str, str]]] = {
         "StudentT": {
             "df": "StudentT.sample multiplies a normal draw by the root of df over a chi-square "

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from conformance.adapters.base import Command
+from conformance.adapters.hooks import Command
 from conformance.adapters.numpyro.store import cache_pruning as pruning
 from conformance.sizes import parse_size
 
