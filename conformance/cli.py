@@ -26,7 +26,7 @@ from conformance.run.config.arguments import (
 )
 
 if TYPE_CHECKING:
-    from conformance.adapters.base import Command
+    from conformance.adapters.hooks import Command
 
 EXIT_OK, EXIT_MISMATCH, EXIT_USAGE = 0, 1, 2
 EXIT_INTERRUPTED = 130  # as a shell reports a process ended by SIGINT

@@ -28,7 +28,7 @@ class Operation(StrEnum):
 
 
 class DrawMode(StrEnum):
-    """How a framework is asked for draws (``Adapter.draw``): each gives
+    """How a framework is asked for draws (``Draws.draw``): each gives
     ``sample_shape + batch_shape + event_shape``."""
 
     SAMPLE = "sample"  # dist.sample(sample_shape)
@@ -46,7 +46,7 @@ class DrawMode(StrEnum):
 
 @dataclass(frozen=True)
 class DrawRaised:
-    """In place of one draw request's shape (``Adapter.draw_shapes``): building its draws
+    """In place of one draw request's shape (``TracedDrawShapes.draw_shapes``): building its draws
     raised while the framework traced them, so the other requests of the same call are still
     judged. Plain strings, so a stored trace keeps it."""
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib.metadata
 from functools import cache
 
-from conformance.adapters.base import Adapter, Command, import_dotted
+from conformance.adapters.base import Adapter, import_dotted
 from conformance.adapters.gpytorch.adapter import (
     GpytorchAdapter,
     GpytorchBlockDiagAdapter,
@@ -15,6 +15,7 @@ from conformance.adapters.gpytorch.adapter import (
     GpytorchKroneckerAdapter,
     GpytorchRootAdapter,
 )
+from conformance.adapters.hooks import Command
 from conformance.adapters.numpyro.adapter import NumpyroAdapter
 from conformance.adapters.torch.adapter import TorchAdapter
 

@@ -1,33 +1,28 @@
-"""The adapter interface: everything the checks need from one framework, and nothing more.
+"""The adapter's core: what every framework gives the checks, and nothing more.
 
 An adapter converts NumPy arrays to the framework's arrays and back, builds a family's
 distribution from a :class:`~conformance.registry.Binding`, and evaluates shapes and log_prob.
-It knows nothing of tolerances, oracles or reports. Third-party frameworks subclass
-:class:`Adapter` and register it under the ``conformance.adapters`` entry point group.
+It knows nothing of tolerances, oracles or reports. What it can do beyond that (gradients,
+vmap, draws, …) it says by implementing the protocols of :mod:`conformance.adapters.capabilities`;
+the suite's own hooks (:mod:`conformance.adapters.hooks`) have defaults. Third-party frameworks
+import all of it from :mod:`conformance.adapters.api` and register their adapter under the
+``conformance.adapters`` entry point group.
 """
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import importlib
 import importlib.metadata
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping
 from typing import Any, ClassVar
 
 import numpy as np
 
-from conformance.contexts import (
-    CallingContext,
-    ContextAxis,
-    ContextDtypes,
-    ContextInput,
-    ContextOutcome,
-    Mode,
-)
-from conformance.operations import DrawMode, Operation
+from conformance.adapters.hooks import RunnerHooks
+from conformance.contexts import ContextAxis
+from conformance.operations import Operation
 from conformance.registry import ARG_KINDS, Binding, Bindings, bindings_for, find_binding
 from conformance.registry.bounds import bound_name, largest
 from conformance.reproducers.dialects import Dialect
@@ -75,26 +70,16 @@ def split_mapped(
 EXECUTABLE_STORE_ENV = "CONFORMANCE_EXECUTABLE_STORE"
 
 
-@dataclass(frozen=True)
-class Command:
-    """A ``conformance`` subcommand a framework's adapter brings (NumPyro's cache pruning for
-    CI caches): its parser is filled by ``arguments``, ``run`` gets the parsed namespace and
-    returns the exit status."""
-
-    name: str
-    help: str
-    description: str
-    arguments: Callable[[argparse.ArgumentParser], None]
-    run: Callable[[argparse.Namespace], int]
-
-
-class Adapter(ABC):
+class Adapter(RunnerHooks, ABC):
     """One framework (or one way of using it, e.g. GPyTorch with a RootLinearOperator).
 
-    Everything framework-specific is said here, by each adapter: its names, the distributions
-    whose versions a run reports, what a run's controller does when the workers are done, the
-    subcommands and fresh-cache settings it brings. Nothing outside ``conformance/adapters``
-    (and the framework-specific ``conformance/mutants``) names a framework."""
+    Everything framework-specific is said here, by each adapter: its names, bindings, arrays,
+    construction, shapes and log_prob (the core, below), the operations it offers (each
+    capability's protocol it implements, and ``operations``), and through the runner's hooks
+    (:class:`~conformance.adapters.hooks.RunnerHooks`) the distributions whose versions a run
+    reports, what a run's controller does when the workers are done, the subcommands and
+    fresh-cache settings it brings. Nothing outside ``conformance/adapters`` (and the
+    framework-specific ``conformance/mutants``) names a framework."""
 
     #: The adapter's name as it appears in item ids and results (``torch``, ``gpytorch.root``).
     name: ClassVar[str]
@@ -116,35 +101,10 @@ class Adapter(ABC):
     #: runs ``Prior.log_prob`` over torch's Normal and does not count).
     distribution_modules: ClassVar[tuple[str, ...]] = ()
     distribution_bases: ClassVar[tuple[str, ...]] = ()
-    #: Installed distributions whose versions a run reports (results.json's ``frameworks``,
-    #: the report header, ``conformance --version``), the framework's own and what it runs on.
-    reported_packages: ClassVar[tuple[str, ...]] = ()
-    #: Modules a user's program imports to use the framework (the benchmark times their import
-    #: in a fresh interpreter).
-    imported_modules: ClassVar[tuple[str, ...]] = ()
     #: What the framework raises ValueError for by default: ``all`` (invalid parameters and
     #: values outside the support), ``params`` (invalid parameters only) or ``none``. A binding
     #: may override it. Checks hold the framework to this declaration.
     validation: ClassVar[str] = "all"
-
-    # ----- the run around the items (class-level: no instance, no framework import) --------
-    @classmethod
-    def after_run(cls, started: float) -> None:
-        """On the controller, once xdist workers ran items: e.g. share what each worker
-        cached with the others, so the next run starts warm everywhere. ``started``: the run's
-        start (``time.time()``). Nothing, for a framework that keeps nothing between runs."""
-        return None
-
-    @classmethod
-    def commands(cls) -> tuple[Command, ...]:
-        """The ``conformance`` subcommands this framework brings."""
-        return ()
-
-    @classmethod
-    def fresh_cache_environment(cls, directory: str) -> dict[str, str]:
-        """Variables that give a run an empty compilation cache under ``directory``
-        (``conformance bench --cold``); empty where the framework keeps none between runs."""
-        return {}
 
     # ----- availability -------------------------------------------------------------------
     def unavailable(self) -> str | None:
@@ -201,14 +161,6 @@ class Adapter(ABC):
         """Context in which arrays of ``dtype`` behave (JAX needs x64 switched on for float64)."""
         yield
 
-    def release_caches(self) -> None:
-        """Drop the compiled code the framework keeps between calls (see :mod:`conformance.run.worker.memory`).
-
-        Called between items when a worker outgrows its memory budget; most frameworks keep
-        nothing worth dropping.
-        """
-        return None
-
     @abstractmethod
     def asarray(self, array: np.ndarray, device: str) -> Any:
         """A framework array holding exactly ``array`` (its dtype kept) on ``device``."""
@@ -240,148 +192,14 @@ class Adapter(ABC):
         return None
 
     # ----- operations ----------------------------------------------------------------------------
-    #: Each operation this framework offers → how it does it (shown in results: ``"jax.vmap"``).
+    #: Each operation this framework offers → how it does it (shown in results: ``"jax.vmap"``);
+    #: each needs its protocol implemented (:data:`~conformance.adapters.capabilities.CAPABILITIES`).
     operations: ClassVar[Mapping[Operation, str]] = {}
     #: Offered operations that run only when a run opts in (too slow to run by default).
     opt_in: ClassVar[frozenset[Operation]] = frozenset()
 
-    # ----- differentiation ---------------------------------------------------------------------
-
-    def log_prob_vjp(
-        self,
-        binding: Binding,
-        params: Mapping[str, Any],
-        value: Any,
-        cotangent: Any,
-        wrt: tuple[str, ...],
-        method: str,
-    ) -> dict[str, Any]:
-        """∂(Σ cotangent · log_prob)/∂x for each x in ``wrt`` (parameter names or ``"value"``).
-
-        Everything not in ``wrt`` (integer inputs above all) is held constant. A gradient the
-        framework does not produce (disconnected) is returned as None.
-        """
-        raise NotImplementedError(f"{self.name} does not differentiate ({method})")
-
-    # ----- transforms ------------------------------------------------------------------------
-    def vmap_log_prob(
-        self,
-        binding: Binding,
-        params: Mapping[str, Any],
-        value: Any,
-        in_axes: Mapping[str, int | None],
-        value_axis: int | None,
-    ) -> Any:
-        """log_prob under the framework's vmap; ``in_axes`` maps each parameter to its axis."""
-        raise NotImplementedError(f"{self.name} has no vmap")
-
-    def vmap_vjp(
-        self,
-        binding: Binding,
-        params: Mapping[str, Any],
-        value: Any,
-        cotangent: Any,
-        wrt: tuple[str, ...],
-        in_axes: Mapping[str, int | None],
-        value_axis: int | None,
-    ) -> dict[str, Any]:
-        """vmap of the per-slice VJP (cotangent mapped on axis 0): gradients stacked on axis 0."""
-        raise NotImplementedError(f"{self.name} has no vmap")
-
-    def jit_log_prob(self, binding: Binding, params: Mapping[str, Any], value: Any) -> Any:
-        """Construction and log_prob compiled together (jax.jit, torch.compile)."""
-        raise NotImplementedError(f"{self.name} has no jit")
-
-    def jit_vjp(
-        self,
-        binding: Binding,
-        params: Mapping[str, Any],
-        value: Any,
-        cotangent: Any,
-        wrt: tuple[str, ...],
-    ) -> dict[str, Any]:
-        raise NotImplementedError(f"{self.name} has no jit")
-
-    def effect_site(
-        self,
-        kind: str,
-        binding: Binding,
-        params: Mapping[str, Any],
-        value: Any,
-        plate: tuple[int, int] | None,
-        steps: int | None,
-    ) -> tuple[tuple[int, ...], Any]:
-        """A sample site under effect handlers: (its distribution's batch shape, its log_prob).
-
-        ``plate`` is (size, dim) or None; ``steps`` the scan length or None.
-        """
-        raise NotImplementedError(f"{self.name} has no effect handlers")
-
-    # ----- draws ---------------------------------------------------------------------------------
-    #: The ways this framework is asked for draws (:class:`DrawMode` → how, shown in results);
-    #: ``RSAMPLE`` is used only where a distribution says it has one (:meth:`has_rsample`).
-    draw_modes: ClassVar[Mapping[DrawMode, str]] = {}
-    #: Where the draws' shapes are traced (:meth:`draw_shapes`), the modes whose draws are
-    #: also made, to hold them to the support: those that run sampler code of their own.
-    #: ``None``: every mode. Each mode drawn is one more sampler compiled into the item's program.
-    support_draw_modes: ClassVar[frozenset[DrawMode] | None] = None
-
-    def has_rsample(self, binding: Binding, params: Mapping[str, Any]) -> bool:
-        """Whether the distribution draws reparameterised (differentiable) samples."""
-        return False
-
-    def draw(
-        self,
-        binding: Binding,
-        params: Mapping[str, Any],
-        requests: Sequence[tuple[DrawMode, tuple[int, ...]]],
-        seed: int,
-    ) -> list[Any]:
-        """Draws for each (mode, sample_shape) request, all from one seed (the same seed gives
-        the same draws). Offered where ``operations`` has :attr:`Operation.SAMPLE`."""
-        raise NotImplementedError(f"{self.name} does not draw")
-
-    def draw_shapes(
-        self,
-        binding: Binding,
-        params: Mapping[str, Any],
-        requests: Sequence[tuple[DrawMode, tuple[int, ...]]],
-    ) -> list[tuple[tuple[int, ...], str]] | None:
-        """The shape and dtype of each request's draws, known without drawing where the
-        framework fixes them before anything runs (JAX: at trace time; a compiled draw has
-        exactly its traced shape and dtype), or None: the checks then read them from draws."""
-        return None
-
     # ----- calling contexts (Operation.CONTEXT; see conformance.contexts) ------------------------
-    #: The modes, calls and input kinds this framework offers (None: no calling-context items).
+    #: The modes, calls and input kinds this framework offers (None: no calling-context items;
+    #: an adapter that offers some implements
+    #: :class:`~conformance.adapters.capabilities.CallingContexts`).
     context_axis: ClassVar[ContextAxis | None] = None
-    #: What docs/conventions.md says of this framework on the axis: its promotion rules and
-    #: the kinds it documents it does not take, one sentence each.
-    context_rules: ClassVar[tuple[str, ...]] = ()
-
-    def context_dtypes(self, inputs: list[ContextInput], mode: Mode, dtype: str) -> ContextDtypes:
-        """The dtype each input takes and the result's, by the framework's own promotion rules
-        (stated in :attr:`context_rules`), without running it: what a context item expects."""
-        raise NotImplementedError(f"{self.name} has no calling contexts")
-
-    def context_restriction(self, given: ContextInput) -> str | None:
-        """Why the framework documents that it does not take ``given`` (an item calling with it
-        then passes when the call raises, and must still answer right when it does not), or
-        None."""
-        return None
-
-    def context_call(
-        self,
-        binding: Binding,
-        params: Mapping[str, Any],
-        value: Any,
-        context: CallingContext,
-        traced: tuple[str, ...],
-        cotangent: Any,
-        static: frozenset[str] = frozenset(),
-    ) -> ContextOutcome:
-        """Call the distribution the way ``context`` says, under its mode (restored after):
-        ``params`` and ``value`` are already of their kinds; ``traced`` names the inputs a
-        gradient or vmap call takes; ``cotangent`` weighs a gradient of log_prob; ``static``
-        names the parameters that are Python constants whatever the context."""
-        raise NotImplementedError(f"{self.name} has no calling contexts")

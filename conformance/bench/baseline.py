@@ -20,6 +20,7 @@ from typing import Any
 
 def _evaluate(spec: Any, factory: Any) -> float:
     """What every item costs the framework at least: construct, log_prob, gradient."""
+    from conformance.adapters.capabilities import Differentiates, offers
     from conformance.expect.gradients import cotangent_for
     from conformance.operations import Operation
 
@@ -29,7 +30,7 @@ def _evaluate(spec: Any, factory: Any) -> float:
     # The gradient check's cotangent, made before the clock starts (it is not framework work).
     cotangent = (
         cotangent_for(spec.case, subject.expected.log_prob_shape, spec.dtype)
-        if wrt and Operation.GRAD in adapter.operations
+        if wrt and offers(adapter, Operation.GRAD)
         else None
     )
     start = time.perf_counter()
@@ -39,6 +40,7 @@ def _evaluate(spec: Any, factory: Any) -> float:
         adapter.to_numpy(adapter.log_prob(dist, value))
         if cotangent is not None:
             ct = adapter.asarray(cotangent.astype(spec.dtype), spec.device)
+            assert isinstance(adapter, Differentiates), adapter.name
             adapter.log_prob_vjp(binding, params, value, ct, wrt, "grad")
     return time.perf_counter() - start
 

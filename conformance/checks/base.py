@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar
 
+from conformance.adapters.capabilities import offers
 from conformance.answers.case import CheckedCase
 from conformance.check_names import CheckName
 from conformance.checks.subject import FrameworkError, Subject
@@ -97,7 +98,7 @@ class Check(ABC):
         op = self.operation
         if op is None:
             return None
-        if op not in adapter.operations:
+        if not offers(adapter, op):
             return f"{adapter.name} offers no {op}"
         if op in adapter.opt_in and op not in opted_in:
             return f"{adapter.name}'s {adapter.operations[op]} runs only when a run opts in"

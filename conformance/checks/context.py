@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from conformance.adapters.capabilities import CallingContexts
 from conformance.check_names import CheckName
 from conformance.checks.base import Check, CheckResult, Reproducer, shown
 from conformance.checks.grad import SCRIPT_COMPARISON, gradient_constants
@@ -65,6 +66,7 @@ class ContextCheck(Check):
         traced = shape.traced(context.call)
         given = shape.inputs(context, subject.dtype)
         adapter = subject.adapter
+        assert isinstance(adapter, CallingContexts), adapter.name
         restricted = {g.name: why for g in given if (why := adapter.context_restriction(g))}
         rules = adapter.context_dtypes(given, context.mode, subject.dtype)
         params = {
@@ -201,7 +203,9 @@ class ContextCheck(Check):
             return None
         traced = subject.case_shape.traced(context.call)
         given = subject.case_shape.inputs(context, subject.dtype)
-        expected_dtype = subject.adapter.context_dtypes(given, context.mode, subject.dtype).result
+        adapter = subject.adapter
+        assert isinstance(adapter, CallingContexts), adapter.name
+        expected_dtype = adapter.context_dtypes(given, context.mode, subject.dtype).result
         differentiates = context.call in GRADIENT_CALLS
         expected, tol = self._expected(subject, context.call)
 

@@ -4,8 +4,16 @@ from __future__ import annotations
 
 import numpy as np
 
+from conformance.adapters.capabilities import Draws, TracedDrawShapes
 from conformance.checks.subject import Subject
 from conformance.operations import DrawMode, Operation
+
+
+def drawing(subject: Subject) -> Draws:
+    """The subject's adapter as one that draws: a sampling check runs only where it does."""
+    adapter = subject.adapter
+    assert isinstance(adapter, Draws), adapter.name
+    return adapter
 
 
 def expected_shape(subject: Subject, sample_shape: tuple[int, ...]) -> tuple:
@@ -20,7 +28,7 @@ def draw(
     """The framework's draws for ``requests``, as NumPy arrays."""
     how = subject.adapter.operations.get(Operation.SAMPLE, "draws")
     with subject.framework_call(f"draw ({how})"):
-        found = subject.adapter.draw(subject.binding, subject.params(), requests, seed)
+        found = drawing(subject).draw(subject.binding, subject.params(), requests, seed)
     return [subject.numpy(x, "read draws") for x in found]
 
 
@@ -28,13 +36,16 @@ def draw_shapes(
     subject: Subject, requests: list[tuple[DrawMode, tuple[int, ...]]]
 ) -> list[tuple[tuple[int, ...], str]] | None:
     """Each request's (shape, dtype) where the framework knows them without drawing, or None."""
+    adapter = subject.adapter
     with subject.framework_call("draw shapes (traced)"):
-        return subject.adapter.draw_shapes(subject.binding, subject.params(), requests)
+        if not isinstance(adapter, TracedDrawShapes):
+            return None
+        return adapter.draw_shapes(subject.binding, subject.params(), requests)
 
 
 def has_rsample(subject: Subject) -> bool:
     with subject.framework_call("has_rsample"):
-        return bool(subject.adapter.has_rsample(subject.binding, subject.params()))
+        return bool(drawing(subject).has_rsample(subject.binding, subject.params()))
 
 
 def outside_support(subject: Subject, draws: np.ndarray) -> str | None:

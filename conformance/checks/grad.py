@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from conformance.adapters.capabilities import Differentiates
 from conformance.answers.case import CheckedCase
 from conformance.check_names import CheckName
 from conformance.checks.base import Check, CheckResult, Reproducer, shown
@@ -70,11 +71,13 @@ class GradCheck(Check):
                 "conventions): the gradient is undefined there",
             )
         grad = subject.gradient
-        method = subject.adapter.operations[self.operation]
+        adapter = subject.adapter
+        assert isinstance(adapter, Differentiates), adapter.name
+        method = adapter.operations[self.operation]
         params, value = subject.params(), subject.value()
         cotangent = subject.array(grad.cotangent.astype(subject.dtype))
         with subject.framework_call(f"gradient ({method})"):
-            got = subject.adapter.log_prob_vjp(
+            got = adapter.log_prob_vjp(
                 subject.binding, params, value, cotangent, grad.wrt, self.operation
             )
         per_param: dict[str, dict] = {}

@@ -43,14 +43,14 @@ not float64's. Draws in the law's far tails (F or 1 − F below ``IMPLICIT_TAIL`
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import partial
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
 import numpy as np
 
 from conformance.adapters.base import Adapter
+from conformance.adapters.capabilities import PathwiseDraws
 from conformance.answers.draws import BoundedTests
 from conformance.check_names import CheckName
 from conformance.checks import gof, pathwise_moments
@@ -65,28 +65,6 @@ from conformance.reproducers.script import Script, array_literal, not_written, p
 #: Draws per item (all batch elements together), and the fewest per batch element.
 DRAWS = 2**9
 FEWEST = 16
-
-
-@runtime_checkable
-class PathwiseDraws(Protocol):
-    """What the check asks of an adapter that offers pathwise derivatives of its draws."""
-
-    def pathwise_draws(
-        self, binding: Any, params: Mapping[str, Any], names: list[str], n: int, seed: int
-    ) -> tuple[Any, dict[str, Any], Any, dict[str, Any]]:
-        """(draws from parameters expanded to (n, *batch), each draw's derivative by each
-        parameter in ``names``; draws of ``rsample((n,))``, the gradient of their sum).
-
-        An adapter with ``pathwise_event_draws`` also takes ``copies``: each parameter's shape
-        per draw, (n, *batch, *its event), for parameters with event dimensions; and
-        ``weights`` (the event's shape): the derivatives are then of Σ w·x over each draw's
-        coordinates, not of their plain sum."""
-        ...
-
-    def pathwise_exempt(self, family: str) -> Mapping[str, str]:
-        """The parameters of ``family`` whose draws are not one noise's monotone map, each
-        with the reason (not judged draw by draw)."""
-        ...
 
 
 def event_weights(event: tuple[int, ...]) -> np.ndarray:

@@ -1,13 +1,13 @@
 """sample_shapes: draws have shape sample_shape + batch_shape + event_shape and the right dtype.
 
 For sample_shape (), (2,) and (2, 3), in every way the framework offers draws
-(``Adapter.draw_modes``): ``sample``, and ``rsample`` where the distribution has one, and
+(``Draws.draw_modes``): ``sample``, and ``rsample`` where the distribution has one, and
 where the framework has them the contexts a model draws in (NumPyro: ``vmap`` over keys, a
 sample site inside plates, inside ``scan``: the seed bug's class, for draws). The
 draws are also held to the support. Where the framework fixes the shapes before running
-(``Adapter.draw_shapes``: JAX traces them), they are read from there, and the draws of the
+(``TracedDrawShapes.draw_shapes``: JAX traces them), they are read from there, and the draws of the
 largest sample_shape are held to those shapes and to the support in each mode that runs
-sampler code of its own (``Adapter.support_draw_modes``).
+sampler code of its own (``Draws.support_draw_modes``).
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from conformance.checks.draw_scripts import Requests
 from conformance.checks.draws import (
     draw,
     draw_shapes,
+    drawing,
     expected_shape,
     has_rsample,
     outside_support,
@@ -39,7 +40,7 @@ SUPPORT_SAMPLE_SHAPE: tuple[int, ...] = (16, 4)
 
 def requests(subject: Subject) -> list[tuple[DrawMode, tuple[int, ...]]]:
     """Every (mode, sample_shape) the framework offers for this distribution."""
-    modes = list(subject.adapter.draw_modes)
+    modes = list(drawing(subject).draw_modes)
     if DrawMode.RSAMPLE in modes and not has_rsample(subject):
         modes.remove(DrawMode.RSAMPLE)
     return [
@@ -86,7 +87,7 @@ class SampleShapesCheck(Check):
         raised = {
             r: t for r, t in zip(wanted, traced or [], strict=False) if isinstance(t, DrawRaised)
         }
-        support_modes = subject.adapter.support_draw_modes
+        support_modes = drawing(subject).support_draw_modes
         drawn = (
             wanted
             if traced is None
@@ -137,7 +138,7 @@ class SampleShapesCheck(Check):
             )
         metrics = {
             "modes": {
-                m: subject.adapter.draw_modes[m] for m in dict.fromkeys(m for m, _ in wanted)
+                m: drawing(subject).draw_modes[m] for m in dict.fromkeys(m for m, _ in wanted)
             },
             "draws": shapes,
         }

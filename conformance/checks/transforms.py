@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from conformance.adapters.capabilities import Compiles, EffectHandlers, Vmaps
 from conformance.answers.case import CheckedCase
 from conformance.check_names import CheckName
 from conformance.checks.base import Check, CheckResult, shown
@@ -119,8 +120,10 @@ class VmapCheck(_TransformCheck):
             plan = plan_mapping(subject, axis)
             params = {k: subject.param(k, v) for k, v in plan.params.items()}
             value = subject.array(plan.value)
+            adapter = subject.adapter
+            assert isinstance(adapter, Vmaps), adapter.name
             with subject.framework_call(f"vmap log_prob ({mode} axis {axis})"):
-                out = subject.adapter.vmap_log_prob(
+                out = adapter.vmap_log_prob(
                     subject.binding, params, value, plan.in_axes, plan.value_axis
                 )
             actual = subject.numpy(out)
@@ -160,8 +163,10 @@ class VmapCheck(_TransformCheck):
         plan = plan_mapping(subject, axis)
         params = {k: subject.param(k, v) for k, v in plan.params.items()}
         ct = np.moveaxis(grad.cotangent, axis, 0).astype(subject.dtype)
+        adapter = subject.adapter
+        assert isinstance(adapter, Vmaps), adapter.name
         with subject.framework_call("vmap of the gradient"):
-            got = subject.adapter.vmap_vjp(
+            got = adapter.vmap_vjp(
                 subject.binding,
                 params,
                 subject.array(plan.value),
@@ -209,9 +214,11 @@ class JitCheck(_TransformCheck):
             return CheckResult(True, skip_reason=reason)
         exp = subject.expected
         params, value = subject.params(), subject.value()
-        method = subject.adapter.operations[self.operation]
+        adapter = subject.adapter
+        assert isinstance(adapter, Compiles), adapter.name
+        method = adapter.operations[self.operation]
         with subject.framework_call(f"log_prob under {method}"):
-            compiled = subject.numpy(subject.adapter.jit_log_prob(subject.binding, params, value))
+            compiled = subject.numpy(adapter.jit_log_prob(subject.binding, params, value))
         metrics: dict = {"method": method}
         problems: list[str] = []
         if compiled.shape != exp.log_prob_shape:
@@ -227,7 +234,7 @@ class JitCheck(_TransformCheck):
         if grad.wrt:
             ct = subject.array(grad.cotangent.astype(subject.dtype))
             with subject.framework_call(f"gradient under {method}"):
-                got = subject.adapter.jit_vjp(subject.binding, params, value, ct, grad.wrt)
+                got = adapter.jit_vjp(subject.binding, params, value, ct, grad.wrt)
             for name in grad.wrt:
                 structure = grad.structure[name]
                 if structure == "none":
@@ -300,8 +307,10 @@ class EffectCheck(_TransformCheck):
         site = subject.site(self.name, prefix)
         expected, value = site.log_prob, site.value
         site_batch = tuple(expected.shape)
-        with subject.framework_call(subject.adapter.operations[self.operation]):
-            got_batch, lp = subject.adapter.effect_site(
+        adapter = subject.adapter
+        assert isinstance(adapter, EffectHandlers), adapter.name
+        with subject.framework_call(adapter.operations[self.operation]):
+            got_batch, lp = adapter.effect_site(
                 self.operation,
                 subject.binding,
                 subject.params(),

@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from conformance.adapters.base import Adapter
+from conformance.adapters.capabilities import CallingContexts
 from conformance.registry import Binding, FamilyEntry, entries
 
 DOC_PATH = Path(__file__).resolve().parents[2] / "docs" / "conventions.md"
@@ -194,7 +195,7 @@ def _contexts(adapters: dict[str, Adapter]) -> list[str]:
     rules: list[tuple[str, tuple[str, ...]]] = []
     for name, adapter in adapters.items():
         axis = adapter.context_axis
-        if axis is None:
+        if axis is None or not isinstance(adapter, CallingContexts):
             continue
         cells = [
             ", ".join(m.value for m in axis.modes),

@@ -22,6 +22,7 @@ import numpy as np
 
 from conformance import reference
 from conformance.adapters import Adapter
+from conformance.adapters.capabilities import CallingContexts
 from conformance.cases.context_design import CaseShape, design, pinned_context
 from conformance.cases.derived.edges import EDGE_TAG, edge_file
 from conformance.cases.derived.variants import VARIANT_CHECKS, derive_variants
@@ -376,6 +377,7 @@ def _context_specs(
                 reason = binding if isinstance(binding, str) else why or f"{name} has no contexts"
                 yield UnsupportedSpec(f"{case.id}[{name}-unsupported]", case, adapter, reason)
             continue
+        assert isinstance(adapter, CallingContexts)  # the check's operation is offered
         runs = partial(_takes, adapter, binding)
         if not runs(case):
             continue

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from conformance.adapters.numpyro import cache as jax_cache
+from conformance.adapters.numpyro.store import cache as jax_cache
 from conformance.versions import version_text
 
 

@@ -30,7 +30,7 @@ PROBE = textwrap.dedent(
     import numpyro.distributions as dist
 
     if sys.argv[2:] == ["jax-cache-only"]:
-        from conformance.adapters.numpyro import executables as jax_executables
+        from conformance.adapters.numpyro.store import executables as jax_executables
 
         jax_executables.store = lambda: jax_executables.ExecutableStore(None)
     if sys.argv[2:] == ["mutant"]:  # what conformance.mutants.plugin does in a run
@@ -166,9 +166,9 @@ def test_keys_name_what_decides_a_trace(monkeypatch) -> None:
     import jax.numpy as jnp
     import numpy as np
 
-    from conformance.adapters.numpyro import executables as jax_executables
     from conformance.adapters.numpyro.adapter import NumpyroAdapter
     from conformance.adapters.numpyro.compiled import CompiledFunctions, _static_token
+    from conformance.adapters.numpyro.store import executables as jax_executables
     from conformance.registry import Binding
 
     store = jax_executables.ExecutableStore(None)
@@ -213,7 +213,7 @@ BOUNDED = textwrap.dedent(
 
     CompiledFunctions.LIVE_EXECUTABLES = 3
     if sys.argv[1:] == ["unsaved"]:  # a full disk, an executable JAX cannot serialize
-        from conformance.adapters.numpyro.executables import ExecutableStore
+        from conformance.adapters.numpyro.store.executables import ExecutableStore
 
         ExecutableStore.save = lambda self, key, compiled, facts: False
     adapter = NumpyroAdapter()
@@ -332,7 +332,7 @@ def test_a_trace_that_raises_is_raised_again_without_tracing(tmp_path) -> None:
 
 
 def test_failures_that_say_nothing_of_the_code_are_not_kept(tmp_path) -> None:
-    from conformance.adapters.numpyro.executables import ExecutableStore
+    from conformance.adapters.numpyro.store.executables import ExecutableStore
 
     store = ExecutableStore(tmp_path)
 
@@ -351,7 +351,7 @@ def test_failures_that_say_nothing_of_the_code_are_not_kept(tmp_path) -> None:
 def test_a_kept_failures_place_reads_in_another_environment() -> None:
     """The place is kept relative to the import path, so a store shared by checkouts at other
     paths gives each its own file's path."""
-    from conformance.adapters.numpyro import executables
+    from conformance.adapters.numpyro.store import executables
 
     where = f"{executables.__file__}:12"
     kept = executables.portable(where)

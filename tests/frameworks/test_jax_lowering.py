@@ -21,7 +21,7 @@ import numpy as np
 import jax, jax.numpy as jnp
 import numpyro.distributions as dist
 from jax._src.interpreters import mlir
-from conformance.adapters.numpyro import lowering as jax_lowering
+from conformance.adapters.numpyro.store import lowering as jax_lowering
 
 jax.config.update("jax_enable_x64", True)
 rng = np.random.default_rng(0)
@@ -98,7 +98,7 @@ def test_the_numpyro_adapter_shares_and_a_memory_release_drops_the_context() -> 
     code = """
 from jax._src.interpreters import mlir
 from conformance.adapters.numpyro.adapter import NumpyroAdapter
-from conformance.adapters.numpyro import lowering as jax_lowering
+from conformance.adapters.numpyro.store import lowering as jax_lowering
 adapter = NumpyroAdapter()
 with adapter.precision("float32"):
     pass

@@ -1,4 +1,4 @@
-"""Fingerprints of live code (conformance.adapters.numpyro.live_code): what changes them and what must
+"""Fingerprints of live code (conformance.adapters.numpyro.store.live_code): what changes them and what must
 not.
 
 A small framework (``fakefw``: a base class, distributions, helpers, a dispatch registry and a
@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance.adapters.numpyro import live_code
+from conformance.adapters.numpyro.store import live_code
 
 FAKEFW = {
     "__init__.py": """
@@ -228,7 +228,7 @@ def test_another_packages_tag_on_an_installed_function_does_not_count(fakefw, mo
 PROBE = textwrap.dedent(
     """
     import json, sys
-    from conformance.adapters.numpyro import executables as jax_executables
+    from conformance.adapters.numpyro.store import executables as jax_executables
     from conformance.adapters.numpyro.compiled import constructors
     from conformance.adapters.base import import_dotted
     from conformance.adapters.numpyro.adapter import NumpyroAdapter

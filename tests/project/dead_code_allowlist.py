@@ -9,7 +9,7 @@ each module of reference/families).
 """
 # ruff: noqa: B018  (each line names an attribute for vulture; none is code to run)
 
-from conformance.adapters.numpyro import lowering
+from conformance.adapters.numpyro.store import lowering
 from conformance.mutants import numpyro_mutants, torch_mutants
 from conformance.records import results
 from conformance.reference import core

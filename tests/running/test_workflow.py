@@ -209,7 +209,7 @@ def test_actionlint_finds_nothing() -> None:
 
 
 def test_pruning_keeps_what_the_run_read_and_fits_the_size(tmp_path: Path) -> None:
-    from conformance.adapters.numpyro import cache_pruning as pruning
+    from conformance.adapters.numpyro.store import cache_pruning as pruning
 
     root = tmp_path / "jax"
     store = root / "executables" / "jaxlib-9.9"

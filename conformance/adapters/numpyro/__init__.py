@@ -1,4 +1,4 @@
-"""NumPyro on JAX: the adapter (:mod:`.adapter`), compiled evaluation (:mod:`.compiled`), the
-executable store and the live-code key it is found by (:mod:`.executables`, :mod:`.live_code`),
-JAX's persistent cache and its pruning (:mod:`.cache`, :mod:`.cache_pruning`), one MLIR context
-per process (:mod:`.lowering`) and the reproducer dialect (:mod:`.dialect`)."""
+"""NumPyro on JAX: the adapter (:mod:`.adapter`), compiled evaluation (:mod:`.compiled`), what
+compiled code keeps between runs (:mod:`.store`: the executable store, its live-code key, JAX's
+persistent cache and its pruning, one MLIR context per process) and the reproducer dialect
+(:mod:`.dialect`)."""

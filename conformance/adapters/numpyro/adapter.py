@@ -19,11 +19,12 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from conformance.adapters.base import Adapter, Command, split_mapped
-from conformance.adapters.numpyro import cache, lowering
+from conformance.adapters.base import Adapter, split_mapped
+from conformance.adapters.hooks import Command
 from conformance.adapters.numpyro.compiled import CompiledFunctions, Deferred, signature
 from conformance.adapters.numpyro.contexts import NumpyroContexts
 from conformance.adapters.numpyro.dialect import JaxDialect
+from conformance.adapters.numpyro.store import cache, lowering
 from conformance.operations import DrawMode, DrawRaised, Operation
 from conformance.registry import Binding
 from conformance.registry.bounds import static_bounds
@@ -58,7 +59,7 @@ class NumpyroAdapter(NumpyroContexts, Adapter):
     distribution_modules = ("numpyro.distributions",)
     distribution_bases = ("numpyro.distributions.Distribution",)
     # What a compiled function's trace can run, for the executable store's key
-    # (conformance.adapters.numpyro.executables.code_scope): these packages' loaded modules, live;
+    # (conformance.adapters.numpyro.store.executables.code_scope): these packages' loaded modules, live;
     # jaxlib by version and source (a compiled extension whose Python half is run-time state);
     # the modules traces import lazily, imported first so every process walks the same set;
     # NumPyro keeps settings in module globals and class attributes (enable_validation), JAX in
@@ -81,13 +82,13 @@ class NumpyroAdapter(NumpyroContexts, Adapter):
     @classmethod
     def after_run(cls, started: float) -> None:
         """Give each worker's JAX cache directory what the others compiled (see
-        :func:`~conformance.adapters.numpyro.cache.share_between_workers`)."""
+        :func:`~conformance.adapters.numpyro.store.cache.share_between_workers`)."""
         with contextlib.suppress(OSError):
             cache.share_between_workers(changed_since=started)
 
     @classmethod
     def commands(cls) -> tuple[Command, ...]:
-        from conformance.adapters.numpyro.commands import JAX_CACHE
+        from conformance.adapters.numpyro.store.commands import JAX_CACHE
 
         return (JAX_CACHE,)
 
@@ -494,7 +495,7 @@ class NumpyroAdapter(NumpyroContexts, Adapter):
         return list(self._call(("draw", asked), binding, static, make, arrays, key))
 
     #: Parameters whose draws are not one noise's monotone map (see
-    #: :class:`conformance.checks.rsample_grad.PathwiseDraws`), with the reason.
+    #: :class:`conformance.adapters.capabilities.PathwiseDraws`), with the reason.
     pathwise_exempt_parameters: ClassVar[Mapping[str, Mapping[str, str]]] = {
         "StudentT": {
             "df": "StudentT.sample multiplies a normal draw by the root of df over a chi-square "

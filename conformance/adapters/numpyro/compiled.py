@@ -4,7 +4,7 @@ NumPyro's users evaluate ``log_prob`` and its gradients compiled (MCMC, SVI and 
 run under ``jax.jit``), so that is what the suite tests by default. Each function is made once
 per (binding, static parameters, operation) and reused by every item: JAX's own cache then
 compiles once per shape signature and the persistent compilation cache (see
-:mod:`conformance.adapters.numpyro.cache`) keeps the executables between runs. Eager, op-by-op
+:mod:`conformance.adapters.numpyro.store.cache`) keeps the executables between runs. Eager, op-by-op
 evaluation keeps its own check (``eager``).
 """
 
@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from conformance.adapters.base import import_dotted
-from conformance.adapters.numpyro import cache, executables
-from conformance.adapters.numpyro.executables import argument_avals
+from conformance.adapters.numpyro.store import cache, executables
+from conformance.adapters.numpyro.store.executables import argument_avals
 from conformance.registry import Binding
 
 

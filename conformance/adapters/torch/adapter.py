@@ -61,6 +61,8 @@ class TorchAdapter(TorchContexts, Adapter):
         DrawMode.RSAMPLE: "Distribution.rsample",
     }
     opt_in: ClassVar[frozenset[Operation]] = frozenset({Operation.JIT})
+    #: Every mode's draws are made and held to the support.
+    support_draw_modes: ClassVar[frozenset[DrawMode] | None] = None
 
     def log_prob_vjp(self, binding, params, value, cotangent, wrt, method):
         import torch
@@ -214,7 +216,7 @@ class TorchAdapter(TorchContexts, Adapter):
 
     def pathwise_draws(self, binding, params, names, n, seed, copies=None, weights=None):
         """Reparameterised draws and their derivatives two ways (see
-        :class:`conformance.checks.rsample_grad.PathwiseDraws`): ``rsample()`` with every
+        :class:`conformance.adapters.capabilities.PathwiseDraws`): ``rsample()`` with every
         parameter in ``names`` expanded to (n, *batch) (or to its shape in ``copies``: a
         parameter with event dimensions), one leaf per draw, so autograd gives each draw's own
         derivative; and ``rsample((n,))`` of the case's distribution, with the gradient of the

@@ -7,7 +7,7 @@ items holds gigabytes of code it will never call again (4.7 GB per worker in a f
 ``jax.clear_caches()`` frees it to the C allocator, which keeps the pages until
 ``malloc_trim`` hands them back (measured: 1,675 MB → 315 MB). So between items, when the
 resident set exceeds ``--memory-budget``, every framework used so far drops its compiled-code
-caches (:meth:`~conformance.adapters.base.Adapter.release_caches`) and the allocator returns
+caches (:meth:`~conformance.adapters.hooks.RunnerHooks.release_caches`) and the allocator returns
 the freed pages. Executables still needed are rebuilt (from JAX's persistent cache when it is
 on). Nothing an item computes depends on this: it only changes what stays cached.
 

@@ -12,8 +12,7 @@ from typing import Any, ClassVar
 import numpy as np
 from scipy import stats
 
-from conformance.adapters import Adapter
-from conformance.registry import Binding
+from conformance.adapters.api import Adapter, Binding
 
 _DISCRETE = {"bernoulli"}
 

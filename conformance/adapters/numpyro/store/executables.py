@@ -1,12 +1,12 @@
 """Compiled functions kept between runs, found before tracing.
 
-JAX's persistent cache (:mod:`conformance.adapters.numpyro.cache`) is keyed on the lowered program,
+JAX's persistent cache (:mod:`conformance.adapters.numpyro.store.cache`) is keyed on the lowered program,
 so a warm run still traces and lowers every function for every new shape: most of a warm
 NumPyro item's time. This store keys an executable on what decides the trace instead — the
 function (adapter, operation, binding, static parameters), the arguments' shapes, dtypes and
 weak types, JAX's configuration, the code everything the trace runs through *is in this
 process* (jax, numpyro and the adapter as loaded and patched, the distribution classes the
-binding reaches; :mod:`conformance.adapters.numpyro.live_code`), the backend and the CPU — and
+binding reaches; :mod:`conformance.adapters.numpyro.store.live_code`), the backend and the CPU — and
 keeps JAX's own serialized executable, so the executable that runs is the one ``jax.jit``
 compiles (what users run), only not traced again. Facts the adapter records while tracing
 (distribution shapes) are kept beside it, since a loaded executable never traces.
@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from conformance import timing
-from conformance.adapters.numpyro import cache, live_code
+from conformance.adapters.numpyro.store import cache, live_code
 from conformance.versions import version_text
 
 #: Bumped when an entry's layout changes (2: trace failures are kept too).
@@ -51,7 +51,7 @@ def code_scope(owner: type) -> live_code.CodeScope:
     wrapper, the packages that keep settings in plain values (``setting_packages``), and the
     framework's distribution classes hashed per binding (``distribution_base``)."""
     modules = {c.__module__ for c in owner.__mro__ if c.__module__ != "builtins"}
-    modules.add(__name__.rpartition(".")[0] + ".compiled")
+    modules.add(__name__.rsplit(".", 2)[0] + ".compiled")  # beside store/
     return live_code.CodeScope(
         packages=tuple(getattr(owner, "traced_packages", ())),
         modules=tuple(sorted(modules)),
@@ -92,7 +92,7 @@ def _sources(scope: live_code.CodeScope, packages: tuple[str, ...]) -> str:
 def code_fingerprint(owner: type) -> str:
     """What the code a trace of ``owner``'s functions runs *is* in this process: the live
     objects of every loaded module it can reach (patches, subclasses and globals included, see
-    :mod:`conformance.adapters.numpyro.live_code`), and the installed sources of the rest
+    :mod:`conformance.adapters.numpyro.store.live_code`), and the installed sources of the rest
     (``extension_packages``: jaxlib, whose Python half holds its run-time state and is not
     walked). The framework's distribution classes are left to each binding's key
     (:func:`binding_fingerprint`). Taken once per process, at its first compiled item."""

@@ -52,7 +52,7 @@ def cache_dir() -> Path | None:
 
 def executables_dir() -> Path | None:
     """Where the suite keeps executables found before tracing
-    (:mod:`conformance.adapters.numpyro.executables`): one directory for every worker, off with
+    (:mod:`conformance.adapters.numpyro.store.executables`): one directory for every worker, off with
     JAX's cache, on the jaxlib releases that keep JAX's cache off, and with
     ``CONFORMANCE_EXECUTABLE_STORE=off`` (``--no-executable-store``)."""
     if os.environ.get(STORE_ENV, "").strip().lower() in _OFF:

@@ -20,7 +20,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from conformance.adapters.numpyro import cache
+from conformance.adapters.numpyro.store import cache
 from conformance.versions import version_text
 
 MARK = ".conformance-mark"

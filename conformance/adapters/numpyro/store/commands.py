@@ -1,13 +1,13 @@
 """``conformance jax-cache mark|prune``: keeping a CI cache of JAX's directory from growing
-without end (see :mod:`conformance.adapters.numpyro.cache_pruning`)."""
+without end (see :mod:`conformance.adapters.numpyro.store.cache_pruning`)."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 
-from conformance.adapters.base import Command
-from conformance.adapters.numpyro import cache_pruning as pruning
+from conformance.adapters.hooks import Command
+from conformance.adapters.numpyro.store import cache_pruning as pruning
 from conformance.sizes import parse_size
 
 #: Exit statuses, as ``conformance`` documents them.

@@ -1,6 +1,6 @@
 """Fingerprints of the code a process would run, read from its live objects, not from files.
 
-A store that skips tracing (:mod:`conformance.adapters.numpyro.executables`) must key each entry on
+A store that skips tracing (:mod:`conformance.adapters.numpyro.store.executables`) must key each entry on
 the code the trace would run *in this process*: a framework patched at start-up (a
 ``sitecustomize``, a downstream ``conftest.py`` fixture, the suite's own mutants), a user's
 subclass, a setting switched by the user. Hashing source files sees none of those, so this
