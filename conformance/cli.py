@@ -243,10 +243,10 @@ def export_edges(
     from fnmatch import fnmatch
 
     from conformance import reference
-    from conformance.cases.derived.edges import edge_yaml
     from conformance.cases.loader import find_case_files, load_case_file
     from conformance.names import unmatched_pattern
-    from conformance.run.plan import case_file_id
+    from conformance.plan.derived.edges import edge_yaml
+    from conformance.plan.planner import case_file_id
 
     for pattern in families:
         problem = unmatched_pattern("family", pattern, reference.family_names())
@@ -291,6 +291,7 @@ def export_edges(
 def export_coverage(fmt: str, out: Path | None) -> int:
     """``conformance coverage``: every shipped distribution class and whether items build it."""
     from conformance.adapters import all_adapters
+    from conformance.plan.planner import plan
     from conformance.registry.coverage import (
         as_json,
         coverage,
@@ -299,7 +300,6 @@ def export_coverage(fmt: str, out: Path | None) -> int:
         render_text,
     )
     from conformance.run.config.settings import Settings, parse_options
-    from conformance.run.plan import plan
 
     settings = Settings.from_sources(parse_options([f"--cases={builtin_cases()}"])[0], {})
     found = coverage(all_adapters(), plan(settings), load_exclusions())

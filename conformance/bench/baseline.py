@@ -62,9 +62,9 @@ def _matches(expression: Any, spec: Any) -> bool:
 def run(selection: list[str]) -> dict[str, Any]:
     """Plans the items ``conformance run`` would (same selection options, variants included)
     and times the bare evaluations of every one, in plan order, in this process."""
+    from conformance.plan.planner import plan
+    from conformance.plan.specs import CheckSpec
     from conformance.run.config.settings import Settings, parse_options
-    from conformance.run.plan import plan
-    from conformance.run.specs import CheckSpec
     from conformance.run.subject_factory import SubjectFactory
 
     started = time.perf_counter()

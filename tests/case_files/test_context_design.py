@@ -13,9 +13,9 @@ import pytest
 from conformance.cases.context_design import pinned_context
 from conformance.cases.loader import load_case_text
 from conformance.contexts import FLOAT32_MODES, SEPARATOR, CallingContext
+from conformance.plan.planner import plan, plan_file
+from conformance.plan.specs import CheckSpec
 from conformance.run.config.settings import Settings, parse_options
-from conformance.run.plan import plan, plan_file
-from conformance.run.specs import CheckSpec
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -14,13 +14,13 @@ import pytest
 import yaml
 
 from conformance import reference
-from conformance.cases.derived import array_edges, edges
 from conformance.cases.loader import find_case_files, load_case_file, load_case_text
 from conformance.expect.materialize import float64_inputs
+from conformance.plan.derived import array_edges, edges
+from conformance.plan.planner import plan
+from conformance.plan.specs import CheckSpec
 from conformance.run.config.arguments import builtin_cases
 from conformance.run.config.settings import Settings, parse_options
-from conformance.run.plan import plan
-from conformance.run.specs import CheckSpec
 
 CASES = builtin_cases()
 
@@ -331,7 +331,7 @@ def test_a_huge_shape_parameter_puts_the_value_near_its_mode() -> None:
 
 def test_bulk_values_are_the_same_in_every_process() -> None:
     script = (
-        "from conformance.cases.derived import edges\n"
+        "from conformance.plan.derived import edges\n"
         "from conformance.cases.loader import load_case_file\n"
         f"cases = load_case_file({str(CASES / 'student_t.yaml')!r}).cases\n"
         "for _, c in edges.generated(cases, bulk=True):\n"

@@ -10,12 +10,12 @@ import numpy as np
 import pytest
 
 from conformance import reference
-from conformance.cases.derived import dtype_edges, edges
 from conformance.cases.loader import find_case_files, load_case_file
+from conformance.plan.derived import dtype_edges, edges
+from conformance.plan.planner import plan
+from conformance.plan.specs import CheckSpec
 from conformance.run.config.arguments import builtin_cases
 from conformance.run.config.settings import Settings, parse_options
-from conformance.run.plan import plan
-from conformance.run.specs import CheckSpec
 
 CASES = builtin_cases()
 F32 = np.finfo(np.float32)

@@ -1453,8 +1453,8 @@ def test_samples_broadcast_parameters() -> None:
 def _edge_cases() -> list[tuple[Spec, str, dict[str, float], float, list[str]]]:
     """Every generated edge case of a family checked here whose log_prob the oracle gives as a
     finite number, with the partials that case judges."""
-    from conformance.cases.derived import edges
     from conformance.cases.loader import find_case_files, load_case_file
+    from conformance.plan.derived import edges
     from conformance.run.config.arguments import builtin_cases
 
     out = []

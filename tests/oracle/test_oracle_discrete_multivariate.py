@@ -656,9 +656,9 @@ def test_elementwise_grad_matches_mpmath_diff(case: MpCase) -> None:
 def _edge_cases() -> list[tuple[MpCase, list[str]]]:
     """Every generated edge case (float32's too) of a family with an mpmath density here, as an
     :class:`MpCase` of its own, with the inputs whose partial derivative the case judges."""
-    from conformance.cases.derived import edges
     from conformance.cases.loader import find_case_files, load_case_file
     from conformance.expect.materialize import float64_inputs
+    from conformance.plan.derived import edges
     from conformance.run.config.arguments import builtin_cases
 
     def key(name: str, parametrization: str | None) -> tuple[str, str]:

@@ -1200,9 +1200,9 @@ MP_DENSITIES: dict[str, Callable[[str | None], Callable[[dict, Any], Any]]] = {
 def _edge_cases() -> list[tuple[str, str, str | None, dict, Any, list[str]]]:
     """Every generated edge case (float32's too) of these families: (id, family,
     parametrization, params, value, the inputs whose partial derivative it judges)."""
-    from conformance.cases.derived import edges
     from conformance.cases.loader import find_case_files, load_case_file
     from conformance.expect.materialize import float64_inputs
+    from conformance.plan.derived import edges
     from conformance.run.config.arguments import builtin_cases
 
     out = []

@@ -139,7 +139,7 @@ def test_checks_read_the_oracle_only_through_the_subject() -> None:
     forbidden += (
         "conformance.expect.expectations",
         "conformance.expect.fresh_values",
-        "conformance.cases.derived.variants",
+        "conformance.plan.derived.variants",
     )
     graph = _graph()
     checks = [m for m in graph if m.startswith("conformance.checks")]
@@ -182,7 +182,7 @@ def test_each_role_is_a_package_and_the_top_level_is_shared_vocabulary() -> None
 def test_plan_needs_no_pytest() -> None:
     """The bench, the listing and any tool can plan items without pytest."""
     code = (
-        "import sys; from conformance.run.plan import plan; from conformance.run.config.settings import "
+        "import sys; from conformance.plan.planner import plan; from conformance.run.config.settings import "
         "Settings, parse_options; from conformance.run.config.arguments import builtin_cases;"
         "opts, rest = parse_options(['--family=Normal', '--framework=torch']);"
         "s = Settings.from_sources(opts, {}, [builtin_cases()]);"

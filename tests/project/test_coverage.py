@@ -14,6 +14,8 @@ from functools import cache
 import pytest
 
 from conformance.adapters import all_adapters
+from conformance.plan.planner import plan
+from conformance.plan.specs import CheckSpec
 from conformance.registry.coverage import (
     DOC_PATH,
     coverage,
@@ -24,8 +26,6 @@ from conformance.registry.coverage import (
 )
 from conformance.run.config.arguments import builtin_cases
 from conformance.run.config.settings import Settings, parse_options
-from conformance.run.plan import plan
-from conformance.run.specs import CheckSpec
 
 pytest.importorskip("numpyro")
 pytest.importorskip("gpytorch")

@@ -327,9 +327,9 @@ def test_a_misspelt_command_gets_a_suggestion(tmp_path: Path) -> None:
 def test_builtin_cases_run_beside_ones_own(tmp_path: Path) -> None:
     """``--cases DIR`` replaces the shipped cases; ``--builtin-cases`` adds them back, and a
     root named twice is read once (the run header once showed "cases, cases")."""
+    from conformance.plan.planner import plan
+    from conformance.plan.specs import CheckSpec
     from conformance.run.config.settings import Settings, parse_options
-    from conformance.run.plan import plan
-    from conformance.run.specs import CheckSpec
 
     root = write(tmp_path, GOOD)
     argv = [f"--cases={root}", "--family=Normal", "--framework=torch", "--check=shapes"]

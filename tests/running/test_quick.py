@@ -10,17 +10,17 @@ from __future__ import annotations
 from functools import cache
 from pathlib import Path
 
-from conformance.cases.derived.edges import EDGE_TAG, EXACT_TAG
-from conformance.run.config.settings import Settings, parse_options
-from conformance.run.plan import plan
-from conformance.run.quick import (
+from conformance.plan.derived.edges import EDGE_TAG, EXACT_TAG
+from conformance.plan.planner import plan
+from conformance.plan.quick import (
     EXACT_EDGE_CHECKS,
     QUICK_ONE_DTYPE,
     SAMPLING,
     SEED_TAG,
     TRANSFORMATIONS,
 )
-from conformance.run.specs import CaseErrorSpec, CheckSpec
+from conformance.plan.specs import CaseErrorSpec, CheckSpec
+from conformance.run.config.settings import Settings, parse_options
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -13,12 +13,12 @@ import numpy as np
 import pytest
 
 from conformance import reference
-from conformance.cases.derived.edges import EDGE_TAG
 from conformance.check_names import CheckName
 from conformance.expect.materialize import float64_inputs
+from conformance.plan.derived.edges import EDGE_TAG
+from conformance.plan.planner import plan
+from conformance.plan.specs import CheckSpec
 from conformance.run.config.settings import Settings, parse_options
-from conformance.run.plan import plan
-from conformance.run.specs import CheckSpec
 
 REPO = Path(__file__).resolve().parents[2]
 FILES = ("normal.yaml", "lkj_cholesky.yaml", "horseshoe_prior.yaml", "geometric.yaml")

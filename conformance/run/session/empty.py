@@ -13,9 +13,9 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from conformance.cases.loader import find_case_files
+from conformance.plan.planner import plan
+from conformance.plan.specs import CheckSpec, ItemSpec
 from conformance.run.config.settings import Settings
-from conformance.run.plan import plan
-from conformance.run.specs import CheckSpec, ItemSpec
 
 #: A filter: the option that sets it, the settings without it, and what an item has there.
 Lift = tuple[str, Callable[[Settings], Settings], Callable[[ItemSpec], str | None]]

@@ -16,6 +16,7 @@ import pytest
 
 from conformance import __version__
 from conformance.adapters.base import EXECUTABLE_STORE_ENV
+from conformance.plan.planner import in_shard
 from conformance.records.results import (
     RESULT_KEY,
     STATIC_KEY,
@@ -24,7 +25,6 @@ from conformance.records.results import (
 from conformance.report.junit import default_junitxml
 from conformance.run.config.options import CASE_SUFFIXES, short_options, spelling_prefix
 from conformance.run.config.settings import Settings, SettingsError, split_list
-from conformance.run.plan import in_shard
 from conformance.run.session import progress, scheduling
 from conformance.run.session.items import (
     FACTORY_KEY,

@@ -23,12 +23,12 @@ from conformance.checks.subject import FrameworkError, Subject
 from conformance.expect.materialize import CaseInputError
 from conformance.kinds import Kind
 from conformance.known_failures import entries as known_failures
+from conformance.plan.planner import case_file_id, plan_file
+from conformance.plan.specs import CaseErrorSpec, CheckSpec, UnsupportedSpec
 from conformance.records.results import RESULT_KEY, STATIC_KEY
 from conformance.reproducers import render as reproducer
 from conformance.run.config.settings import Settings
-from conformance.run.plan import case_file_id, plan_file
 from conformance.run.session import project_fixtures
-from conformance.run.specs import CaseErrorSpec, CheckSpec, UnsupportedSpec
 from conformance.run.subject_factory import SubjectFactory
 from conformance.run.worker import robustness
 

@@ -25,9 +25,9 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 
-from conformance.cases.derived.edges import EXACT_TAG
 from conformance.check_names import CheckName
-from conformance.run.specs import CheckSpec, ItemSpec
+from conformance.plan.derived.edges import EXACT_TAG
+from conformance.plan.specs import CheckSpec, ItemSpec
 
 #: The tag that keeps a case's every item in a quick run: the cases of the seed bugs.
 SEED_TAG = "seed"

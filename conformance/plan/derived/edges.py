@@ -38,10 +38,10 @@ import numpy as np
 import yaml
 
 from conformance import reference
-from conformance.cases.derived import array_edges, dtype_edges
 from conformance.cases.loader import Case, LoadedFile, load_case_text
 from conformance.check_names import CheckName
 from conformance.expect.materialize import CaseInputError, float64_inputs
+from conformance.plan.derived import array_edges, dtype_edges
 from conformance.reference.domains import Interval, interval
 
 #: The id prefix of every generated edge case (``edge-<input>-<point>``), and its tag.

@@ -23,18 +23,18 @@ import numpy as np
 from conformance import reference
 from conformance.adapters import Adapter
 from conformance.cases.context_design import CaseShape, design, pinned_context
-from conformance.cases.derived.edges import EDGE_TAG, edge_file
-from conformance.cases.derived.variants import VARIANT_CHECKS, derive_variants
 from conformance.cases.loader import Case, CaseError, find_case_files, load_case_file
 from conformance.check_names import CheckName
 from conformance.checks import CHECKS, Check
 from conformance.contexts import FLOAT32_MODES, CallingContext
 from conformance.expect.materialize import CaseInputError, float64_inputs, variant_params
+from conformance.plan.derived.edges import EDGE_TAG, edge_file
+from conformance.plan.derived.variants import VARIANT_CHECKS, derive_variants
+from conformance.plan.quick import quick_selection
+from conformance.plan.specs import CaseErrorSpec, CheckSpec, ItemSpec, UnsupportedSpec
 from conformance.registry import Binding
 from conformance.run.config.arguments import builtin_cases
 from conformance.run.config.settings import Settings
-from conformance.run.quick import quick_selection
-from conformance.run.specs import CaseErrorSpec, CheckSpec, ItemSpec, UnsupportedSpec
 
 
 @dataclass
