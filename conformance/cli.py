@@ -15,10 +15,10 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from conformance.cases.builtin import builtin_cases
 from conformance.kinds import Kind
 from conformance.report import commands as report_commands
 from conformance.run.config.arguments import (
-    builtin_cases,
     builtin_id_path,
     has_paths,
     in_pytest_spelling,

@@ -42,10 +42,10 @@ from typing import Literal
 from packaging.requirements import InvalidRequirement, Requirement
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from conformance.cases.case_model import EDGE_ID_PREFIX as EDGE_PREFIX
 from conformance.cases.yaml_source import YamlError, load_located
 from conformance.kinds import Kind
 from conformance.names import unknown_name, unmatched_pattern
-from conformance.plan.derived.edges import PREFIX as EDGE_PREFIX
 from conformance.versions import installed_version
 
 BUILTIN_DIR = Path(__file__).parent  # the registry's YAML files lie beside this module

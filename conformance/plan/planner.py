@@ -22,6 +22,7 @@ import numpy as np
 
 from conformance import reference
 from conformance.adapters import Adapter
+from conformance.cases.builtin import builtin_cases
 from conformance.cases.context_design import CaseShape, design, pinned_context
 from conformance.cases.loader import Case, CaseError, find_case_files, load_case_file
 from conformance.check_names import CheckName
@@ -33,7 +34,6 @@ from conformance.plan.derived.variants import VARIANT_CHECKS, derive_variants
 from conformance.plan.quick import quick_selection
 from conformance.plan.specs import CaseErrorSpec, CheckSpec, ItemSpec, UnsupportedSpec
 from conformance.registry import Binding
-from conformance.run.config.arguments import builtin_cases
 from conformance.run.config.settings import Settings
 
 

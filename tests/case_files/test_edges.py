@@ -14,12 +14,12 @@ import pytest
 import yaml
 
 from conformance import reference
+from conformance.cases.builtin import builtin_cases
 from conformance.cases.loader import find_case_files, load_case_file, load_case_text
 from conformance.expect.materialize import float64_inputs
 from conformance.plan.derived import array_edges, edges
 from conformance.plan.planner import plan
 from conformance.plan.specs import CheckSpec
-from conformance.run.config.arguments import builtin_cases
 from conformance.run.config.settings import Settings, parse_options
 
 CASES = builtin_cases()

@@ -1,4 +1,4 @@
-"""float32's own edges (conformance.cases.derived.dtype_edges): the points each domain gives, the value
+"""float32's own edges (conformance.plan.derived.dtype_edges): the points each domain gives, the value
 found where float32's density underflows, and the cases generated from them — float32 only, at
 points where float32's answer is a finite number, judging only partials float32 can hold."""
 
@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 
 from conformance import reference
+from conformance.cases.builtin import builtin_cases
 from conformance.cases.loader import find_case_files, load_case_file
 from conformance.plan.derived import dtype_edges, edges
 from conformance.plan.planner import plan
 from conformance.plan.specs import CheckSpec
-from conformance.run.config.arguments import builtin_cases
 from conformance.run.config.settings import Settings, parse_options
 
 CASES = builtin_cases()

@@ -12,13 +12,13 @@ import numpy as np
 import pytest
 
 from conformance import reference
+from conformance.cases.builtin import builtin_cases
 from conformance.cases.loader import Case, find_case_files, load_case_file
 from conformance.expect import materialize
 from conformance.expect.gradients import DRAWS, expected_grad_for
 from conformance.expect.materialize import expected_for
 from conformance.plan.derived.edges import anchor_inputs
 from conformance.reference.core import Family
-from conformance.run.config.arguments import builtin_cases
 from tests.helpers import make_case
 
 #: What a family may define that the base class also defines.

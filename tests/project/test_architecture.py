@@ -175,7 +175,17 @@ def test_each_role_is_a_package_and_the_top_level_is_shared_vocabulary() -> None
             if d.removeprefix("conformance.") not in VOCABULARY
         }
         assert not others, f"conformance.{name} imports {others}"
-    for role in ("cases", "expect", "adapters", "registry", "checks", "run", "records", "report"):
+    for role in (
+        "cases",
+        "expect",
+        "adapters",
+        "registry",
+        "checks",
+        "plan",
+        "run",
+        "records",
+        "report",
+    ):
         assert (ROOT / "conformance" / role / "__init__.py").is_file(), role
 
 
@@ -183,7 +193,7 @@ def test_plan_needs_no_pytest() -> None:
     """The bench, the listing and any tool can plan items without pytest."""
     code = (
         "import sys; from conformance.plan.planner import plan; from conformance.run.config.settings import "
-        "Settings, parse_options; from conformance.run.config.arguments import builtin_cases;"
+        "Settings, parse_options; from conformance.cases.builtin import builtin_cases;"
         "opts, rest = parse_options(['--family=Normal', '--framework=torch']);"
         "s = Settings.from_sources(opts, {}, [builtin_cases()]);"
         "specs = plan(s); assert specs and not rest;"

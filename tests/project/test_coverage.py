@@ -14,6 +14,7 @@ from functools import cache
 import pytest
 
 from conformance.adapters import all_adapters
+from conformance.cases.builtin import builtin_cases
 from conformance.plan.planner import plan
 from conformance.plan.specs import CheckSpec
 from conformance.registry.coverage import (
@@ -24,7 +25,6 @@ from conformance.registry.coverage import (
     render_markdown,
     shipped_classes,
 )
-from conformance.run.config.arguments import builtin_cases
 from conformance.run.config.settings import Settings, parse_options
 
 pytest.importorskip("numpyro")

@@ -215,9 +215,9 @@ def test_an_entry_can_hold_only_for_valid_inputs_or_only_for_inputs_outside() ->
 def test_the_plan_gives_an_inputs_valid_entry_only_the_items_inside_the_support(
     tmp_path: Path,
 ) -> None:
+    from conformance.cases.builtin import builtin_cases
     from conformance.plan.planner import plan
     from conformance.plan.specs import CheckSpec
-    from conformance.run.config.arguments import builtin_cases
     from conformance.run.config.settings import Settings, parse_options
 
     path = write(

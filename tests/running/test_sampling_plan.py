@@ -1,4 +1,4 @@
-"""Which sampling items the plan makes (conformance/run/plan.py): written cases with valid
+"""Which sampling items the plan makes (conformance/plan/planner.py): written cases with valid
 parameters only, once per file for the same parameters (sample_shapes: the same parameter
 shapes), sample_shapes in the case's first dtype and sample_fit in its last, families with no
 law of their draws held to shapes alone."""

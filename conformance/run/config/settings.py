@@ -16,13 +16,13 @@ from typing import TYPE_CHECKING, Any
 
 from conformance import reference
 from conformance.adapters import Adapter, AdapterLoadError, all_adapters
+from conformance.cases.builtin import builtin_cases
 from conformance.cases.validate import Known
 from conformance.check_names import NON_CHECK_ITEMS, CheckName
 from conformance.checks import CHECKS, OPT_IN
 from conformance.dtypes import FLOAT_DTYPES
 from conformance.names import unknown_name, unmatched_pattern
 from conformance.operations import Operation
-from conformance.run.config.arguments import builtin_cases
 from conformance.run.config.options import DEFAULT_RESULTS, add_options, env_list, split_list
 from conformance.run.worker import memory, robustness
 from conformance.sizes import parse_size
@@ -53,7 +53,7 @@ class Settings:
     adapter_specs: tuple[str, ...] = ()
     results_path: Path | None = Path(DEFAULT_RESULTS)
     variants: bool = True
-    #: ``--edges``: see :mod:`conformance.cases.derived.edges` (on by default).
+    #: ``--edges``: see :mod:`conformance.plan.derived.edges` (on by default).
     edges: bool = True
     #: ``--edges=bulk``: the edges and, beside them, where the density lives at each moved
     #: parameter (``edges.BULK_TAG``); triaged, off by default for its cost (docs/performance.md).
@@ -64,7 +64,7 @@ class Settings:
     builtin_known_failures: bool = True
     strict_known_failures: bool = True
     shard: tuple[int, int] | None = None  # (k, n), 1-based k
-    #: ``--quick``: see :func:`conformance.run.quick.quick_selection`.
+    #: ``--quick``: see :func:`conformance.plan.quick.quick_selection`.
     quick: bool = False
     #: Opt-in operations to run where an adapter offers them only on request (names).
     opt_in: list[str] = field(default_factory=list)

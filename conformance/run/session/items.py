@@ -1,4 +1,4 @@
-"""pytest collectors and items: the plan's specs (see :mod:`conformance.run.plan`) as pytest items.
+"""pytest collectors and items: the plan's specs (see :mod:`conformance.plan.planner`) as pytest items.
 
 Item names read ``<case-id>[<framework>-<dtype>-<check>]``. A broken case becomes a failing
 ``[case-error]`` item, a framework that lacks a family one skipped ``[<framework>-unsupported]``
@@ -70,11 +70,11 @@ class CaseItem(pytest.Item):
 
 
 class CaseFileCollector(pytest.File):
-    """A YAML case file: its items are the plan's specs (see :mod:`conformance.run.plan`)."""
+    """A YAML case file: its items are the plan's specs (see :mod:`conformance.plan.planner`)."""
 
     @classmethod
     def for_file(cls, parent: pytest.Collector, path: Path) -> CaseFileCollector:
-        """The collector of ``path``, its node id :func:`~conformance.run.plan.case_file_id`'s
+        """The collector of ``path``, its node id :func:`~conformance.plan.planner.case_file_id`'s
         (not pytest's rootdir-relative path), so ids survive a change of directory or install."""
         settings: Settings = parent.config.stash[SETTINGS_KEY]
         file_id = case_file_id(path, tuple(settings.case_roots), parent.config.rootpath)
@@ -118,7 +118,7 @@ def _own_warning_filters():
 
 
 class ConformanceItem(CaseItem):
-    """One :class:`~conformance.run.specs.CheckSpec` run by pytest."""
+    """One :class:`~conformance.plan.specs.CheckSpec` run by pytest."""
 
     def __init__(self, *, spec: CheckSpec, **kwargs: Any) -> None:
         super().__init__(**kwargs)
