@@ -302,7 +302,7 @@ def export_coverage(fmt: str, out: Path | None) -> int:
     from conformance.run.config.settings import Settings, parse_options
 
     settings = Settings.from_sources(parse_options([f"--cases={builtin_cases()}"])[0], {})
-    found = coverage(all_adapters(), plan(settings), load_exclusions())
+    found = coverage(all_adapters(), plan(settings.selection), load_exclusions())
     if fmt == "json":
         text = json.dumps(as_json(found), indent=2) + "\n"
     elif fmt == "markdown":

@@ -82,7 +82,7 @@ def run(selection: list[str]) -> dict[str, Any]:
     settings = Settings.from_sources(options, os.environ)
     if settings.problems():
         raise SystemExit("; ".join(settings.problems()))
-    specs = [s for s in plan(settings) if isinstance(s, CheckSpec)]
+    specs = [s for s in plan(settings.selection) if isinstance(s, CheckSpec)]
     if keyword:
         from _pytest.mark.expression import Expression  # the grammar users type, as pytest does
 

@@ -119,7 +119,11 @@ def test_float32_cases_run_in_float32_where_its_answer_is_a_number() -> None:
 def test_float32_items_plan_in_float32_only() -> None:
     opts, rest = parse_options(["--family=Cauchy", "--framework=torch"])
     assert not rest
-    specs = [s for s in plan(Settings.from_sources(opts, {}, [CASES])) if isinstance(s, CheckSpec)]
+    specs = [
+        s
+        for s in plan(Settings.from_sources(opts, {}, [CASES]).selection)
+        if isinstance(s, CheckSpec)
+    ]
     f32 = [s for s in specs if dtype_edges.is_float32_edge(s.case.id)]
     assert {s.case.id for s in f32} >= {
         "edge-value-f32-density-underflow-upper",

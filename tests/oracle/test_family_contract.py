@@ -195,7 +195,7 @@ def test_the_oracle_warns_nothing_over_the_quick_selection() -> None:
         function.cache_clear()
     with warnings.catch_warnings():
         warnings.simplefilter("error", RuntimeWarning)
-        specs = [s for s in plan(settings) if isinstance(s, CheckSpec)]
+        specs = [s for s in plan(settings.selection) if isinstance(s, CheckSpec)]
         keys = {(s.case, s.dtype, tuple(sorted(s.binding.oracle.items()))) for s in specs}
         for case, dtype, options in keys:
             try:

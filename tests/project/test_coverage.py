@@ -34,7 +34,7 @@ pytest.importorskip("gpytorch")
 @cache
 def _specs() -> tuple:
     settings = Settings.from_sources(parse_options([f"--cases={builtin_cases()}"])[0], {})
-    return tuple(plan(settings))
+    return tuple(plan(settings.selection))
 
 
 def _coverage(specs=None, exclusions=None):

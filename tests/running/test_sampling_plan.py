@@ -31,7 +31,7 @@ def _specs() -> tuple[CheckSpec, ...]:
         "--framework=torch,gpytorch",
         "--check=sample_shapes,sample_fit",
     ]
-    found = plan(Settings.from_sources(parse_options(argv)[0], {}), root=REPO)
+    found = plan(Settings.from_sources(parse_options(argv)[0], {}).selection, root=REPO)
     return tuple(s for s in found if isinstance(s, CheckSpec))
 
 
@@ -79,7 +79,7 @@ def test_a_family_without_a_law_gets_shapes_alone(monkeypatch: pytest.MonkeyPatc
     assert ("LKJCholesky", CheckName.SAMPLE_FIT) in by_family
     argv = [f"--cases={REPO / 'cases' / 'multinomial.yaml'}", "--framework=torch",
             "--check=sample_shapes,sample_fit"]  # fmt: skip
-    found = plan(Settings.from_sources(parse_options(argv)[0], {}), root=REPO)
+    found = plan(Settings.from_sources(parse_options(argv)[0], {}).selection, root=REPO)
     checks = {s.check.name for s in found if isinstance(s, CheckSpec)}
     assert checks == {CheckName.SAMPLE_SHAPES, CheckName.SAMPLE_FIT}
 
@@ -107,7 +107,7 @@ def test_families_with_nothing_to_draw_get_no_sampling_items() -> None:
         "--framework=numpyro",
         "--check=sample_shapes,sample_fit",
     ]
-    found = plan(Settings.from_sources(parse_options(argv)[0], {}), root=REPO)
+    found = plan(Settings.from_sources(parse_options(argv)[0], {}).selection, root=REPO)
     families = {s.case.family for s in found if isinstance(s, CheckSpec)}
     assert families == {"Normal"}
     for name in ("ImproperUniform", "IntervalCensoredDistribution"):
@@ -121,7 +121,7 @@ def _rsample_grad_items(files: tuple[str, ...], frameworks: str) -> list[CheckSp
         f"--framework={frameworks}",
         "--check=rsample_grad",
     ]
-    found = plan(Settings.from_sources(parse_options(argv)[0], {}), root=REPO)
+    found = plan(Settings.from_sources(parse_options(argv)[0], {}).selection, root=REPO)
     return [s for s in found if isinstance(s, CheckSpec)]
 
 

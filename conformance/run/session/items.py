@@ -87,7 +87,7 @@ class CaseFileCollector(pytest.File):
             UnsupportedSpec: UnsupportedItem,
             CaseErrorSpec: InvalidCaseItem,
         }
-        for spec in plan_file(self.path, settings, self.nodeid):
+        for spec in plan_file(self.path, settings.selection, self.nodeid):
             yield item_class[type(spec)].from_parent(
                 self, name=spec.name, spec=spec, **_item_id(self, spec.name)
             )
