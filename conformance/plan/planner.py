@@ -33,6 +33,7 @@ from conformance.plan.derived.edges import EDGE_TAG, edge_file
 from conformance.plan.derived.variants import VARIANT_CHECKS, derive_variants
 from conformance.plan.quick import quick_selection
 from conformance.plan.selection import Selection
+from conformance.plan.shards import in_shard, item_id
 from conformance.plan.specs import CaseErrorSpec, CheckSpec, ItemSpec, UnsupportedSpec
 from conformance.registry import Binding
 
@@ -122,8 +123,15 @@ def plan(
         f for p in (selection.case_roots if paths is None else paths) for f in find_case_files(p)
     ]
     roots = tuple(selection.case_roots)
-    specs = [s for f in files for s in plan_file(f, selection, case_file_id(f, roots, root))]
-    return shard(specs, selection.shard)
+    specs: list[ItemSpec] = []
+    for f in files:
+        file_id = case_file_id(f, roots, root)
+        specs += [
+            s
+            for s in plan_file(f, selection, file_id)
+            if selection.shard is None or in_shard(item_id(file_id, s.name), selection.shard)
+        ]
+    return specs
 
 
 #: What the shipped cases are called in ids, wherever they are installed.
@@ -170,22 +178,6 @@ def _root_names(roots: tuple[Path, ...]) -> dict[Path, str]:
         name = BUILTIN_ROOT_NAME if root == builtin else root.name
         names[root] = root.as_posix() if name in names.values() else name
     return dict(sorted(names.items(), key=lambda kv: len(kv[0].parts)))
-
-
-def in_shard(position: int, which: tuple[int, int]) -> bool:
-    """``--shard K/N``, the one rule: the item at ``position`` (0-based, in the order the case
-    files give) belongs to shard K of N when it is every N-th starting at the K-th. The plan
-    and pytest's collection (:func:`conformance.run.session.hooks.pytest_collection_modifyitems`)
-    both apply it, so ``conformance list --shard`` and a run collect the same items."""
-    k, n = which
-    return position % n == k - 1
-
-
-def shard(specs: list[ItemSpec], which: tuple[int, int] | None) -> list[ItemSpec]:
-    """The specs of shard ``which`` (see :func:`in_shard`); all of them without one."""
-    if which is None:
-        return specs
-    return [s for i, s in enumerate(specs) if in_shard(i, which)]
 
 
 def _error_spec(error: CaseError) -> CaseErrorSpec:
