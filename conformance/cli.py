@@ -15,10 +15,10 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from conformance.cases.builtin import builtin_cases
 from conformance.kinds import Kind
 from conformance.report import commands as report_commands
 from conformance.run.config.arguments import (
-    builtin_cases,
     builtin_id_path,
     has_paths,
     in_pytest_spelling,
@@ -243,10 +243,10 @@ def export_edges(
     from fnmatch import fnmatch
 
     from conformance import reference
-    from conformance.cases.derived.edges import edge_yaml
     from conformance.cases.loader import find_case_files, load_case_file
     from conformance.names import unmatched_pattern
-    from conformance.run.plan import case_file_id
+    from conformance.plan.derived.edges import edge_yaml
+    from conformance.plan.planner import case_file_id
 
     for pattern in families:
         problem = unmatched_pattern("family", pattern, reference.family_names())
@@ -298,11 +298,11 @@ def export_coverage(fmt: str, out: Path | None) -> int:
         render_markdown,
         render_text,
     )
+    from conformance.plan.planner import plan
     from conformance.run.config.settings import Settings, parse_options
-    from conformance.run.plan import plan
 
     settings = Settings.from_sources(parse_options([f"--cases={builtin_cases()}"])[0], {})
-    found = coverage(all_adapters(), plan(settings), load_exclusions())
+    found = coverage(all_adapters(), plan(settings.selection), load_exclusions())
     if fmt == "json":
         text = json.dumps(as_json(found), indent=2) + "\n"
     elif fmt == "markdown":

@@ -183,7 +183,7 @@ def _has_cases(selection: list[str]) -> bool:
 
 
 def _cases_root() -> Path:
-    from conformance.run.config.arguments import builtin_cases
+    from conformance.cases.builtin import builtin_cases
 
     return builtin_cases()
 

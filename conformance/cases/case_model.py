@@ -27,6 +27,9 @@ from conformance.contexts import Call, InputKind, Mode
 from conformance.dtypes import FloatName, ValueDType
 
 FORMAT_VERSION: Final = 1
+#: The id prefix of every generated edge case (``edge-<input>-<point>``): the plan's edge
+#: generator gives it, known-failure files match on it.
+EDGE_ID_PREFIX: Final = "edge-"
 
 CaseId = Annotated[
     str,

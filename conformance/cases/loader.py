@@ -50,7 +50,7 @@ class Case:
     batch_shape: tuple[int, ...] = ()
     event_shape: tuple[int, ...] = ()
     log_prob_shape: tuple[int, ...] = ()
-    #: For a broadcast variant (see :mod:`conformance.cases.derived.variants`): its name, the case it was
+    #: For a broadcast variant (see :mod:`conformance.plan.derived.variants`): its name, the case it was
     #: derived from, and how its float64 inputs derive from the base's.
     variant: str = ""
     base: Case | None = None

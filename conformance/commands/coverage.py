@@ -191,7 +191,7 @@ def coverage(
     adapters: dict[str, Adapter], specs: Iterable[Any], exclusions: dict[str, dict[str, str]]
 ) -> dict[str, FrameworkCoverage]:
     """Every framework's shipped classes with their status, from a run's plan (``specs``)."""
-    from conformance.run.specs import CheckSpec
+    from conformance.plan.specs import CheckSpec
 
     frameworks: dict[str, FrameworkCoverage] = {}
     by_class: dict[type, ClassCoverage] = {}

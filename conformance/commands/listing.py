@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from conformance.cases.derived.dtype_edges import is_float32_edge
+from conformance.plan.derived.dtype_edges import is_float32_edge
 from conformance.run.config.options import ShortSpelling
 
 

@@ -42,7 +42,7 @@ from typing import Literal
 from packaging.requirements import InvalidRequirement, Requirement
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from conformance.cases.derived.edges import PREFIX as EDGE_PREFIX
+from conformance.cases.case_model import EDGE_ID_PREFIX as EDGE_PREFIX
 from conformance.cases.yaml_source import YamlError, load_located
 from conformance.kinds import Kind
 from conformance.names import unknown_name, unmatched_pattern

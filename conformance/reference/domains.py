@@ -142,7 +142,7 @@ def _positive_semidefinite(x: np.ndarray) -> np.ndarray:
 class Interval:
     """A scalar domain or support as an interval: its ends (±inf for none), which ends belong
     to it, and whether it holds integers only. Membership and the generated edge cases
-    (``conformance.cases.derived.edges``) both read it, so a name's bounds are stated once."""
+    (``conformance.plan.derived.edges``) both read it, so a name's bounds are stated once."""
 
     lo: float
     hi: float

@@ -13,9 +13,9 @@ import pytest
 from conformance.cases.context_design import pinned_context
 from conformance.cases.loader import load_case_text
 from conformance.contexts import FLOAT32_MODES, SEPARATOR, CallingContext
+from conformance.plan.planner import plan, plan_file
+from conformance.plan.specs import CheckSpec
 from conformance.run.config.settings import Settings, parse_options
-from conformance.run.plan import plan, plan_file
-from conformance.run.specs import CheckSpec
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -26,7 +26,7 @@ def _settings(*argv: str) -> Settings:
 
 @cache
 def _items() -> tuple[CheckSpec, ...]:
-    specs = plan(_settings("--framework=torch,gpytorch*,numpyro"), root=REPO)
+    specs = plan(_settings("--framework=torch,gpytorch*,numpyro").selection, root=REPO)
     return tuple(s for s in specs if isinstance(s, CheckSpec))
 
 
@@ -78,7 +78,7 @@ def test_float32_modes_run_float32_items_only_and_the_design_is_deterministic() 
     for spec in _contexts():
         if spec.case.context.mode in FLOAT32_MODES:
             assert spec.dtype == "float32", spec.name
-    again = plan(_settings("--framework=torch", "--family=Normal,Gamma"), root=REPO)
+    again = plan(_settings("--framework=torch", "--family=Normal,Gamma").selection, root=REPO)
     first = [
         s.name
         for s in _contexts()
@@ -102,7 +102,7 @@ cases:
 def test_a_pinned_context_is_the_case_s_only_item_per_framework(tmp_path) -> None:
     path = tmp_path / "pinned.yaml"
     path.write_text(PINNED, encoding="utf-8")
-    specs = plan_file(path, _settings("--framework=torch"))
+    specs = plan_file(path, _settings("--framework=torch").selection)
     names = [s.name for s in specs]
     # default-float64 is float32 inputs in a float64 process: the float32 item alone.
     assert names == ["pinned:default-float64.grad.scale-python[torch-float32-context]"]

@@ -14,13 +14,13 @@ import pytest
 import yaml
 
 from conformance import reference
-from conformance.cases.derived import array_edges, edges
+from conformance.cases.builtin import builtin_cases
 from conformance.cases.loader import find_case_files, load_case_file, load_case_text
 from conformance.expect.materialize import float64_inputs
-from conformance.run.config.arguments import builtin_cases
+from conformance.plan.derived import array_edges, edges
+from conformance.plan.planner import plan
+from conformance.plan.specs import CheckSpec
 from conformance.run.config.settings import Settings, parse_options
-from conformance.run.plan import plan
-from conformance.run.specs import CheckSpec
 
 CASES = builtin_cases()
 
@@ -151,10 +151,12 @@ def _settings(*args: str) -> Settings:
 
 def test_edges_are_on_by_default_and_plan_without_broadcast_variants() -> None:
     selection = ("--family=Gamma", "--framework=torch")
-    without = [s for s in plan(_settings(*selection, "--edges=off")) if isinstance(s, CheckSpec)]
-    with_edges = [s for s in plan(_settings(*selection)) if isinstance(s, CheckSpec)]
-    assert [s.name for s in plan(_settings(*selection, "--edges=on"))] == [
-        s.name for s in plan(_settings(*selection))
+    without = [
+        s for s in plan(_settings(*selection, "--edges=off").selection) if isinstance(s, CheckSpec)
+    ]
+    with_edges = [s for s in plan(_settings(*selection).selection) if isinstance(s, CheckSpec)]
+    assert [s.name for s in plan(_settings(*selection, "--edges=on").selection)] == [
+        s.name for s in plan(_settings(*selection).selection)
     ]
     edge_items = [s for s in with_edges if s.case.id.startswith(edges.PREFIX)]
     assert not [s for s in without if s.case.id.startswith(edges.PREFIX)]
@@ -271,13 +273,15 @@ def test_a_family_selection_generates_only_its_edges_with_the_full_runs_ids(
         "  - {id: n, family: Normal, params: {loc: 0.5, scale: 2.0}, value: 1.0}\n"
         "  - {id: e, family: Exponential, params: {rate: 1.5}, value: 0.5}\n"
     )
-    full = [s for s in plan(_settings(), [path]) if isinstance(s, CheckSpec)]
+    full = [s for s in plan(_settings().selection, [path]) if isinstance(s, CheckSpec)]
     asked: list[str] = []
     real = edges.edge_cases
     monkeypatch.setattr(
         edges, "edge_cases", lambda a, p, b=False: asked.append(a.family) or real(a, p, b)
     )
-    selected = [s for s in plan(_settings("--family=Normal"), [path]) if isinstance(s, CheckSpec)]
+    selected = [
+        s for s in plan(_settings("--family=Normal").selection, [path]) if isinstance(s, CheckSpec)
+    ]
     assert set(asked) == {"Normal"}
     edge_ids = {s.case.id for s in selected if s.case.id.startswith(edges.PREFIX)}
     assert edge_ids and all(i.startswith(f"{edges.PREFIX}Normal-") for i in edge_ids)
@@ -331,7 +335,7 @@ def test_a_huge_shape_parameter_puts_the_value_near_its_mode() -> None:
 
 def test_bulk_values_are_the_same_in_every_process() -> None:
     script = (
-        "from conformance.cases.derived import edges\n"
+        "from conformance.plan.derived import edges\n"
         "from conformance.cases.loader import load_case_file\n"
         f"cases = load_case_file({str(CASES / 'student_t.yaml')!r}).cases\n"
         "for _, c in edges.generated(cases, bulk=True):\n"
@@ -367,7 +371,7 @@ def test_the_bulk_comes_only_on_request() -> None:
 def test_edges_bulk_is_a_setting_that_plans_the_bulk_cases() -> None:
     def ids(*args: str) -> set[str]:
         settings = _settings("--family=Normal", "--framework=torch", *args)
-        return {s.case.id for s in plan(settings) if isinstance(s, CheckSpec)}
+        return {s.case.id for s in plan(settings.selection) if isinstance(s, CheckSpec)}
 
     default, bulk = ids(), ids("--edges=bulk")
     assert "edge-loc-large-value-q50" in bulk and "edge-loc-large-value-q50" not in default

@@ -1,4 +1,4 @@
-"""float32's own edges (conformance.cases.derived.dtype_edges): the points each domain gives, the value
+"""float32's own edges (conformance.plan.derived.dtype_edges): the points each domain gives, the value
 found where float32's density underflows, and the cases generated from them — float32 only, at
 points where float32's answer is a finite number, judging only partials float32 can hold."""
 
@@ -10,12 +10,12 @@ import numpy as np
 import pytest
 
 from conformance import reference
-from conformance.cases.derived import dtype_edges, edges
+from conformance.cases.builtin import builtin_cases
 from conformance.cases.loader import find_case_files, load_case_file
-from conformance.run.config.arguments import builtin_cases
+from conformance.plan.derived import dtype_edges, edges
+from conformance.plan.planner import plan
+from conformance.plan.specs import CheckSpec
 from conformance.run.config.settings import Settings, parse_options
-from conformance.run.plan import plan
-from conformance.run.specs import CheckSpec
 
 CASES = builtin_cases()
 F32 = np.finfo(np.float32)
@@ -119,7 +119,11 @@ def test_float32_cases_run_in_float32_where_its_answer_is_a_number() -> None:
 def test_float32_items_plan_in_float32_only() -> None:
     opts, rest = parse_options(["--family=Cauchy", "--framework=torch"])
     assert not rest
-    specs = [s for s in plan(Settings.from_sources(opts, {}, [CASES])) if isinstance(s, CheckSpec)]
+    specs = [
+        s
+        for s in plan(Settings.from_sources(opts, {}, [CASES]).selection)
+        if isinstance(s, CheckSpec)
+    ]
     f32 = [s for s in specs if dtype_edges.is_float32_edge(s.case.id)]
     assert {s.case.id for s in f32} >= {
         "edge-value-f32-density-underflow-upper",

@@ -9,11 +9,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conformance.cases.derived import variants as variants_module
-from conformance.cases.derived.variants import derive_variants
 from conformance.cases.loader import load_case_file
 from conformance.expect.materialize import CaseInputError, float64_inputs, variant_params
-from conformance.run.plan import _all_valid
+from conformance.plan.derived import variants as variants_module
+from conformance.plan.derived.variants import derive_variants
+from conformance.plan.planner import _all_valid
 
 CASES = Path(__file__).resolve().parents[2] / "cases"
 #: Scalar, vector-event, matrix-event, simplex and integer-valued families.

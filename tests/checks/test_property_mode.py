@@ -57,8 +57,8 @@ def test_shape_dependent_bug_is_shrunk_to_a_minimal_case_that_reproduces() -> No
 def test_property_check_is_opt_in() -> None:
     from conformance.run.config.settings import Settings
 
-    assert "property" not in Settings().selected_checks(None)
-    assert "property" in Settings(property_examples=5).selected_checks(None)
+    assert "property" not in Settings().selection.selected_checks(None)
+    assert "property" in Settings(property_examples=5).selection.selected_checks(None)
 
 
 WISHART_NEAR_LIMIT = """

@@ -148,8 +148,8 @@ BETA_BOUNDARY = """
 def test_broadcast_variants_compare_only_the_parts_their_case_asks_for() -> None:
     # At x = 0 log_prob is +inf, finite and -inf: the case leaves out gradients, and so must
     # its variants (numpyro's gradient there is 0 where the oracle's is undefined or inf).
-    from conformance.cases.derived.variants import derive_variants
     from conformance.expect.materialize import float64_inputs
+    from conformance.plan.derived.variants import derive_variants
 
     case = make_case(BETA_BOUNDARY)
     params, value = float64_inputs(case)

@@ -12,13 +12,13 @@ import numpy as np
 import pytest
 
 from conformance import reference
-from conformance.cases.derived.edges import anchor_inputs
+from conformance.cases.builtin import builtin_cases
 from conformance.cases.loader import Case, find_case_files, load_case_file
 from conformance.expect import materialize
 from conformance.expect.gradients import DRAWS, expected_grad_for
 from conformance.expect.materialize import expected_for
+from conformance.plan.derived.edges import anchor_inputs
 from conformance.reference.core import Family
-from conformance.run.config.arguments import builtin_cases
 from tests.helpers import make_case
 
 #: What a family may define that the base class also defines.
@@ -177,9 +177,9 @@ def test_the_oracle_warns_nothing_over_the_quick_selection() -> None:
     import warnings
 
     from conformance.expect.materialize import CaseInputError
+    from conformance.plan.planner import plan
+    from conformance.plan.specs import CheckSpec
     from conformance.run.config.settings import Settings, parse_options
-    from conformance.run.plan import plan
-    from conformance.run.specs import CheckSpec
 
     settings = Settings.from_sources(
         parse_options([f"--cases={builtin_cases()}", "--quick"])[0], {}
@@ -195,7 +195,7 @@ def test_the_oracle_warns_nothing_over_the_quick_selection() -> None:
         function.cache_clear()
     with warnings.catch_warnings():
         warnings.simplefilter("error", RuntimeWarning)
-        specs = [s for s in plan(settings) if isinstance(s, CheckSpec)]
+        specs = [s for s in plan(settings.selection) if isinstance(s, CheckSpec)]
         keys = {(s.case, s.dtype, tuple(sorted(s.binding.oracle.items()))) for s in specs}
         for case, dtype, options in keys:
             try:

@@ -17,9 +17,9 @@ import pytest
 from scipy import integrate, stats
 
 from conformance import reference
+from conformance.cases.builtin import builtin_cases
 from conformance.cases.loader import load_case_file
 from conformance.expect.materialize import float64_inputs
-from conformance.run.config.arguments import builtin_cases
 
 #: Where draws have an atom the density does not show: only intervals without it integrate.
 ATOMS = {"HurdleGamma": 0.0, "HurdleLogNormal": 0.0}

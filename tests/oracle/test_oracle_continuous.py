@@ -1449,13 +1449,13 @@ def test_samples_broadcast_parameters() -> None:
     assert np.all(np.abs(mean - expected) < 0.1 * expected)
 
 
-# ----- the generated edge cases (conformance.cases.derived.edges) -------------------------------------
+# ----- the generated edge cases (conformance.plan.derived.edges) -------------------------------------
 def _edge_cases() -> list[tuple[Spec, str, dict[str, float], float, list[str]]]:
     """Every generated edge case of a family checked here whose log_prob the oracle gives as a
     finite number, with the partials that case judges."""
-    from conformance.cases.derived import edges
+    from conformance.cases.builtin import builtin_cases
     from conformance.cases.loader import find_case_files, load_case_file
-    from conformance.run.config.arguments import builtin_cases
+    from conformance.plan.derived import edges
 
     out = []
     for path in find_case_files(builtin_cases()):

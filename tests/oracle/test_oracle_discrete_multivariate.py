@@ -652,14 +652,14 @@ def test_elementwise_grad_matches_mpmath_diff(case: MpCase) -> None:
         assert np.max(err) <= GRAD_RTOL, f"∂/∂{name}: {got} vs mpmath {expected}"
 
 
-# ----- the generated edge cases (conformance.cases.derived.edges) -------------------------------------
+# ----- the generated edge cases (conformance.plan.derived.edges) -------------------------------------
 def _edge_cases() -> list[tuple[MpCase, list[str]]]:
     """Every generated edge case (float32's too) of a family with an mpmath density here, as an
     :class:`MpCase` of its own, with the inputs whose partial derivative the case judges."""
-    from conformance.cases.derived import edges
+    from conformance.cases.builtin import builtin_cases
     from conformance.cases.loader import find_case_files, load_case_file
     from conformance.expect.materialize import float64_inputs
-    from conformance.run.config.arguments import builtin_cases
+    from conformance.plan.derived import edges
 
     def key(name: str, parametrization: str | None) -> tuple[str, str]:
         return name, parametrization or family(name).default_parametrization

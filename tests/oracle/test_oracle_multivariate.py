@@ -1173,7 +1173,7 @@ def test_lkj_domains() -> None:
     assert np.isnan(cov.log_prob({**p, "sd_rate": 0.0}, np.eye(2)))
 
 
-# ----- the generated edge cases (conformance.cases.derived.edges) -------------------------------------
+# ----- the generated edge cases (conformance.plan.derived.edges) -------------------------------------
 #: family → parametrization → the mpmath density (params, value) of a case there.
 MP_DENSITIES: dict[str, Callable[[str | None], Callable[[dict, Any], Any]]] = {
     "MultivariateStudentT": lambda par: mp_multivariate_student_t,
@@ -1200,10 +1200,10 @@ MP_DENSITIES: dict[str, Callable[[str | None], Callable[[dict, Any], Any]]] = {
 def _edge_cases() -> list[tuple[str, str, str | None, dict, Any, list[str]]]:
     """Every generated edge case (float32's too) of these families: (id, family,
     parametrization, params, value, the inputs whose partial derivative it judges)."""
-    from conformance.cases.derived import edges
+    from conformance.cases.builtin import builtin_cases
     from conformance.cases.loader import find_case_files, load_case_file
     from conformance.expect.materialize import float64_inputs
-    from conformance.run.config.arguments import builtin_cases
+    from conformance.plan.derived import edges
 
     out = []
     for path in find_case_files(builtin_cases()):

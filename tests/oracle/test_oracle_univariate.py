@@ -970,9 +970,9 @@ def test_horseshoe_prior_gap_to_the_density_as_declared() -> None:
 # ----- the generated edges -------------------------------------------------------------------------
 def _edge_cases() -> list:
     """Every generated edge case (float32's too) of the case files of these families."""
-    from conformance.cases.derived import edges
+    from conformance.cases.builtin import builtin_cases
     from conformance.cases.loader import find_case_files, load_case_file
-    from conformance.run.config.arguments import builtin_cases
+    from conformance.plan.derived import edges
 
     out = []
     for path in find_case_files(builtin_cases()):

@@ -101,8 +101,7 @@ def _graph(type_checking: bool = False) -> dict[str, set[str]]:
 #: The packages from the ground up. A package imports only packages of lower layers: the
 #: packages of one layer import none of each other, and nothing imports upward. "vocabulary"
 #: is the top-level modules (and the package's own face, ``conformance``); every other name is
-#: a subpackage or a top-level entry module. A package that does not exist yet (``plan``: the
-#: plan's own package, above the expectations it reads and the checks it lists) places nothing.
+#: a subpackage or a top-level entry module.
 LAYERS: list[set[str]] = [
     {"vocabulary", "reference"},
     {"records", "registry", "cases"},
@@ -122,12 +121,7 @@ LAYERS: list[set[str]] = [
 #: The imports allowed to run against the layers, each with its reason (docs/architecture.md
 #: names the same): (importing module, imported module), each a dotted prefix. An exception
 #: that matches no import any more fails too: delete it here and in the page.
-UPWARD_EXCEPTIONS: dict[tuple[str, str], str] = {
-    ("conformance.cases.derived", "conformance.expect"): (
-        "the derived cases (variants, edges) draw fresh values and read log_prob shapes from "
-        "the oracle's answers; they move into plan/, above expect/"
-    ),
-}
+UPWARD_EXCEPTIONS: dict[tuple[str, str], str] = {}
 
 #: Imports a check may make although they reach the oracle or ``expect/``, directly or through
 #: what they import, each with its reason (docs/architecture.md names the same). None today: a
@@ -291,7 +285,7 @@ def test_checks_read_the_oracle_only_through_the_subject() -> None:
     forbidden += (
         "conformance.expect.expectations",
         "conformance.expect.fresh_values",
-        "conformance.cases.derived.variants",
+        "conformance.plan.derived.variants",
     )
     graph = _graph()
     checks = [m for m in graph if m.startswith("conformance.checks")]
@@ -327,18 +321,28 @@ def test_each_role_is_a_package_and_the_top_level_is_shared_vocabulary() -> None
             if d.removeprefix("conformance.") not in VOCABULARY
         }
         assert not others, f"conformance.{name} imports {others}"
-    for role in ("cases", "expect", "adapters", "registry", "checks", "run", "records", "report"):
+    for role in (
+        "cases",
+        "expect",
+        "adapters",
+        "registry",
+        "checks",
+        "plan",
+        "run",
+        "records",
+        "report",
+    ):
         assert (ROOT / "conformance" / role / "__init__.py").is_file(), role
 
 
 def test_plan_needs_no_pytest() -> None:
     """The bench, the listing and any tool can plan items without pytest."""
     code = (
-        "import sys; from conformance.run.plan import plan; from conformance.run.config.settings import "
-        "Settings, parse_options; from conformance.run.config.arguments import builtin_cases;"
+        "import sys; from conformance.plan.planner import plan; from conformance.run.config.settings import "
+        "Settings, parse_options; from conformance.cases.builtin import builtin_cases;"
         "opts, rest = parse_options(['--family=Normal', '--framework=torch']);"
         "s = Settings.from_sources(opts, {}, [builtin_cases()]);"
-        "specs = plan(s); assert specs and not rest;"
+        "specs = plan(s.selection); assert specs and not rest;"
         "assert 'pytest' not in sys.modules, 'pytest imported';"
         "print(len(specs))"
     )

@@ -14,6 +14,7 @@ from functools import cache
 import pytest
 
 from conformance.adapters import all_adapters
+from conformance.cases.builtin import builtin_cases
 from conformance.commands.coverage import (
     DOC_PATH,
     coverage,
@@ -22,10 +23,9 @@ from conformance.commands.coverage import (
     render_markdown,
     shipped_classes,
 )
-from conformance.run.config.arguments import builtin_cases
+from conformance.plan.planner import plan
+from conformance.plan.specs import CheckSpec
 from conformance.run.config.settings import Settings, parse_options
-from conformance.run.plan import plan
-from conformance.run.specs import CheckSpec
 
 pytest.importorskip("numpyro")
 pytest.importorskip("gpytorch")
@@ -34,7 +34,7 @@ pytest.importorskip("gpytorch")
 @cache
 def _specs() -> tuple:
     settings = Settings.from_sources(parse_options([f"--cases={builtin_cases()}"])[0], {})
-    return tuple(plan(settings))
+    return tuple(plan(settings.selection))
 
 
 def _coverage(specs=None, exclusions=None):

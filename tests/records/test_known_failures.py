@@ -215,10 +215,10 @@ def test_an_entry_can_hold_only_for_valid_inputs_or_only_for_inputs_outside() ->
 def test_the_plan_gives_an_inputs_valid_entry_only_the_items_inside_the_support(
     tmp_path: Path,
 ) -> None:
-    from conformance.run.config.arguments import builtin_cases
+    from conformance.cases.builtin import builtin_cases
+    from conformance.plan.planner import plan
+    from conformance.plan.specs import CheckSpec
     from conformance.run.config.settings import Settings, parse_options
-    from conformance.run.plan import plan
-    from conformance.run.specs import CheckSpec
 
     path = write(
         tmp_path,
@@ -235,7 +235,7 @@ def test_the_plan_gives_an_inputs_valid_entry_only_the_items_inside_the_support(
         ["--family=Gamma", "--framework=torch", "--check=log_prob", f"--known-failures={path}"]
     )
     settings = Settings.from_sources(opts, {}, [builtin_cases()])
-    specs = [s for s in plan(settings) if isinstance(s, CheckSpec)]
+    specs = [s for s in plan(settings.selection) if isinstance(s, CheckSpec)]
     marked = {s.case.id for s in specs if any(e.id == "gamma-values" for e in s.known_failures)}
     assert {"edge-value-at-0", "edge-value-above-0"} <= marked  # Gamma's support is [0, ∞)
     assert "edge-value-below-0" not in marked

@@ -327,16 +327,18 @@ def test_a_misspelt_command_gets_a_suggestion(tmp_path: Path) -> None:
 def test_builtin_cases_run_beside_ones_own(tmp_path: Path) -> None:
     """``--cases DIR`` replaces the shipped cases; ``--builtin-cases`` adds them back, and a
     root named twice is read once (the run header once showed "cases, cases")."""
+    from conformance.plan.planner import plan
+    from conformance.plan.specs import CheckSpec
     from conformance.run.config.settings import Settings, parse_options
-    from conformance.run.plan import plan
-    from conformance.run.specs import CheckSpec
 
     root = write(tmp_path, GOOD)
     argv = [f"--cases={root}", "--family=Normal", "--framework=torch", "--check=shapes"]
 
     def files(extra: list[str], env: dict) -> set[str]:
         settings = Settings.from_sources(parse_options(argv + extra)[0], env)
-        return {s.case.file for s in plan(settings, root=tmp_path) if isinstance(s, CheckSpec)}
+        return {
+            s.case.file for s in plan(settings.selection, root=tmp_path) if isinstance(s, CheckSpec)
+        }
 
     assert files([], {}) == {"mycases/c.yaml"}
     both = files(["--builtin-cases", f"--cases={builtin_cases()}"], {})

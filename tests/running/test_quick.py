@@ -10,17 +10,17 @@ from __future__ import annotations
 from functools import cache
 from pathlib import Path
 
-from conformance.cases.derived.edges import EDGE_TAG, EXACT_TAG
-from conformance.run.config.settings import Settings, parse_options
-from conformance.run.plan import plan
-from conformance.run.quick import (
+from conformance.plan.derived.edges import EDGE_TAG, EXACT_TAG
+from conformance.plan.planner import plan
+from conformance.plan.quick import (
     EXACT_EDGE_CHECKS,
     QUICK_ONE_DTYPE,
     SAMPLING,
     SEED_TAG,
     TRANSFORMATIONS,
 )
-from conformance.run.specs import CaseErrorSpec, CheckSpec
+from conformance.plan.specs import CaseErrorSpec, CheckSpec
+from conformance.run.config.settings import Settings, parse_options
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -28,7 +28,7 @@ REPO = Path(__file__).resolve().parents[2]
 @cache
 def _plan(quick: bool) -> tuple:
     argv = [f"--cases={REPO / 'cases'}"] + (["--quick"] if quick else [])
-    return tuple(plan(Settings.from_sources(parse_options(argv)[0], {}), root=REPO))
+    return tuple(plan(Settings.from_sources(parse_options(argv)[0], {}).selection, root=REPO))
 
 
 def _keys(specs, dtypes: bool = True) -> set[tuple[str, str, str, str]]:
@@ -150,7 +150,7 @@ def test_quick_takes_the_generated_edges_exactly_at_the_ends_and_not_those_near_
 
 def test_quick_is_deterministic_and_a_subset_of_the_full_run() -> None:
     quick = [s.name for s in _plan(True)]
-    assert quick == [s.name for s in plan(_settings(True), root=REPO)]
+    assert quick == [s.name for s in plan(_settings(True).selection, root=REPO)]
     assert set(quick) <= {s.name for s in _plan(False)}
 
 
@@ -167,7 +167,7 @@ def test_quick_keeps_broken_cases_visible(tmp_path: Path) -> None:
         "  - id: bad\n    family: Normal\n    params: {loc: 0.0}\n    value: 0.5\n",
         encoding="utf-8",
     )
-    specs = plan(_settings(True), paths=[broken], root=tmp_path)
+    specs = plan(_settings(True).selection, paths=[broken], root=tmp_path)
     assert any(isinstance(s, CaseErrorSpec) and "bad" in s.name for s in specs)
     assert any(isinstance(s, CheckSpec) for s in specs)
 

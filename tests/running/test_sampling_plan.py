@@ -1,4 +1,4 @@
-"""Which sampling items the plan makes (conformance/run/plan.py): written cases with valid
+"""Which sampling items the plan makes (conformance/plan/planner.py): written cases with valid
 parameters only, once per file for the same parameters (sample_shapes: the same parameter
 shapes), sample_shapes in the case's first dtype and sample_fit in its last, families with no
 law of their draws held to shapes alone."""
@@ -13,12 +13,12 @@ import numpy as np
 import pytest
 
 from conformance import reference
-from conformance.cases.derived.edges import EDGE_TAG
 from conformance.check_names import CheckName
 from conformance.expect.materialize import float64_inputs
+from conformance.plan.derived.edges import EDGE_TAG
+from conformance.plan.planner import plan
+from conformance.plan.specs import CheckSpec
 from conformance.run.config.settings import Settings, parse_options
-from conformance.run.plan import plan
-from conformance.run.specs import CheckSpec
 
 REPO = Path(__file__).resolve().parents[2]
 FILES = ("normal.yaml", "lkj_cholesky.yaml", "horseshoe_prior.yaml", "geometric.yaml")
@@ -31,7 +31,7 @@ def _specs() -> tuple[CheckSpec, ...]:
         "--framework=torch,gpytorch",
         "--check=sample_shapes,sample_fit",
     ]
-    found = plan(Settings.from_sources(parse_options(argv)[0], {}), root=REPO)
+    found = plan(Settings.from_sources(parse_options(argv)[0], {}).selection, root=REPO)
     return tuple(s for s in found if isinstance(s, CheckSpec))
 
 
@@ -79,7 +79,7 @@ def test_a_family_without_a_law_gets_shapes_alone(monkeypatch: pytest.MonkeyPatc
     assert ("LKJCholesky", CheckName.SAMPLE_FIT) in by_family
     argv = [f"--cases={REPO / 'cases' / 'multinomial.yaml'}", "--framework=torch",
             "--check=sample_shapes,sample_fit"]  # fmt: skip
-    found = plan(Settings.from_sources(parse_options(argv)[0], {}), root=REPO)
+    found = plan(Settings.from_sources(parse_options(argv)[0], {}).selection, root=REPO)
     checks = {s.check.name for s in found if isinstance(s, CheckSpec)}
     assert checks == {CheckName.SAMPLE_SHAPES, CheckName.SAMPLE_FIT}
 
@@ -107,7 +107,7 @@ def test_families_with_nothing_to_draw_get_no_sampling_items() -> None:
         "--framework=numpyro",
         "--check=sample_shapes,sample_fit",
     ]
-    found = plan(Settings.from_sources(parse_options(argv)[0], {}), root=REPO)
+    found = plan(Settings.from_sources(parse_options(argv)[0], {}).selection, root=REPO)
     families = {s.case.family for s in found if isinstance(s, CheckSpec)}
     assert families == {"Normal"}
     for name in ("ImproperUniform", "IntervalCensoredDistribution"):
@@ -121,7 +121,7 @@ def _rsample_grad_items(files: tuple[str, ...], frameworks: str) -> list[CheckSp
         f"--framework={frameworks}",
         "--check=rsample_grad",
     ]
-    found = plan(Settings.from_sources(parse_options(argv)[0], {}), root=REPO)
+    found = plan(Settings.from_sources(parse_options(argv)[0], {}).selection, root=REPO)
     return [s for s in found if isinstance(s, CheckSpec)]
 
 

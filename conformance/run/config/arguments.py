@@ -1,5 +1,5 @@
-"""How a run's command line is read before pytest sees it: the built-in cases, whether the
-arguments name paths, and option values joined to their options. Shared by the CLI and the
+"""How a run's command line is read before pytest sees it: shipped case ids as paths, whether
+the arguments name paths, and option values joined to their options. Shared by the CLI and the
 bench, which both start runs."""
 
 from __future__ import annotations
@@ -9,16 +9,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from conformance.cases.builtin import builtin_cases
 from conformance.run.config.options import PREFIX, add_options
-
-
-def builtin_cases() -> Path:
-    """The shipped cases: ``cases/`` beside the package in a checkout, or inside the wheel."""
-    package = Path(__file__).resolve().parents[2]
-    for candidate in (package.parent / "cases", package / "builtin_cases"):
-        if candidate.is_dir():
-            return candidate
-    raise FileNotFoundError("no built-in cases found (neither ../cases nor builtin_cases)")
 
 
 def builtin_id_path(arg: str, cwd: Path | None = None) -> str:

@@ -94,7 +94,10 @@ def add_options(add: Callable[..., Any]) -> None:
     add(
         "--shard",
         metavar="K/N",
-        help="run only the K-th of N deterministic shards of the items (CONFORMANCE_SHARD)",
+        help=(
+            "run only shard K of N: an item's shard is a stable hash of its id, so new cases "
+            "move no other item (CONFORMANCE_SHARD)"
+        ),
     )
     add(
         "--quick",

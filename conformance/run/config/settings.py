@@ -7,7 +7,6 @@ object serves collection (which items exist) and execution (device, adapters).
 from __future__ import annotations
 
 import argparse
-import fnmatch
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -16,13 +15,14 @@ from typing import TYPE_CHECKING, Any
 
 from conformance import reference
 from conformance.adapters import Adapter, AdapterLoadError, all_adapters
+from conformance.cases.builtin import builtin_cases
 from conformance.cases.validate import Known
-from conformance.check_names import NON_CHECK_ITEMS, CheckName
-from conformance.checks import CHECKS, OPT_IN
+from conformance.check_names import NON_CHECK_ITEMS
+from conformance.checks import CHECKS
 from conformance.dtypes import FLOAT_DTYPES
 from conformance.names import unknown_name, unmatched_pattern
 from conformance.operations import Operation
-from conformance.run.config.arguments import builtin_cases
+from conformance.plan.selection import Selection
 from conformance.run.config.options import DEFAULT_RESULTS, add_options, env_list, split_list
 from conformance.run.worker import memory, robustness
 from conformance.sizes import parse_size
@@ -53,7 +53,7 @@ class Settings:
     adapter_specs: tuple[str, ...] = ()
     results_path: Path | None = Path(DEFAULT_RESULTS)
     variants: bool = True
-    #: ``--edges``: see :mod:`conformance.cases.derived.edges` (on by default).
+    #: ``--edges``: see :mod:`conformance.plan.derived.edges` (on by default).
     edges: bool = True
     #: ``--edges=bulk``: the edges and, beside them, where the density lives at each moved
     #: parameter (``edges.BULK_TAG``); triaged, off by default for its cost (docs/performance.md).
@@ -64,7 +64,7 @@ class Settings:
     builtin_known_failures: bool = True
     strict_known_failures: bool = True
     shard: tuple[int, int] | None = None  # (k, n), 1-based k
-    #: ``--quick``: see :func:`conformance.run.quick.quick_selection`.
+    #: ``--quick``: see :func:`conformance.plan.quick.quick_selection`.
     quick: bool = False
     #: Opt-in operations to run where an adapter offers them only on request (names).
     opt_in: list[str] = field(default_factory=list)
@@ -194,32 +194,27 @@ class Settings:
         """The opt-in operations this run turns on (unknown names are :meth:`problems`)."""
         return frozenset(Operation(n) for n in self.opt_in if n in Operation.__members__.values())
 
-    def selected_frameworks(self, listed: list[str] | None) -> list[str]:
-        names = list(self.adapters) if listed is None else [n for n in listed if n in self.adapters]
-        if not self.frameworks:
-            return names
-        return [n for n in names if any(fnmatch.fnmatchcase(n, p) for p in self.frameworks)]
-
-    def selects_family(self, family: str) -> bool:
-        return not self.families or any(fnmatch.fnmatchcase(family, p) for p in self.families)
-
-    def selected_dtypes(self, listed: list[str]) -> list[str]:
-        return [d for d in listed if not self.dtypes or d in self.dtypes]
-
-    def selected_checks(self, listed: list[str] | None) -> list[CheckName]:
-        """The checks of ``listed`` (a case's ``checks:``, validated; None: every check but the
-        opt-in ones this run does not turn on) that the run's ``--check`` patterns select."""
-        enabled = {CheckName.PROPERTY} if self.property_examples > 0 else set()
-        names = (
-            [c for c in CHECKS if c not in OPT_IN or c in enabled]
-            if listed is None
-            else [CheckName(c) for c in listed]
+    @cached_property
+    def selection(self) -> Selection:
+        """What the plan reads of this run (see :mod:`conformance.plan.selection`)."""
+        return Selection(
+            case_roots=tuple(self.case_roots),
+            adapters=self.adapters,
+            known=self.known,
+            known_failures=self.known_failure_index,
+            frameworks=tuple(self.frameworks),
+            families=tuple(self.families),
+            checks=tuple(self.checks),
+            dtypes=tuple(self.dtypes),
+            property_checks=self.property_examples > 0,
+            opted_in=self.opted_in,
+            device=self.device,
+            variants=self.variants,
+            edges=self.edges,
+            bulk_edges=self.bulk_edges,
+            quick=self.quick,
+            shard=self.shard,
         )
-        return [
-            c
-            for c in names
-            if not self.checks or any(fnmatch.fnmatchcase(c, p) for p in self.checks)
-        ]
 
     def problems(self) -> list[str]:
         """Selections that name nothing: a typo should not silently select zero items."""

@@ -13,12 +13,13 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from conformance.cases.loader import find_case_files
+from conformance.plan.planner import plan
+from conformance.plan.selection import Selection
+from conformance.plan.specs import CheckSpec, ItemSpec
 from conformance.run.config.settings import Settings
-from conformance.run.plan import plan
-from conformance.run.specs import CheckSpec, ItemSpec
 
-#: A filter: the option that sets it, the settings without it, and what an item has there.
-Lift = tuple[str, Callable[[Settings], Settings], Callable[[ItemSpec], str | None]]
+#: A filter: the option that sets it, the selection without it, and what an item has there.
+Lift = tuple[str, Callable[[Selection], Selection], Callable[[ItemSpec], str | None]]
 
 
 def _check(spec: ItemSpec) -> str | None:
@@ -44,13 +45,13 @@ def _lifts(s: Settings) -> list[Lift]:
     every family)."""
     r = dataclasses.replace
     candidates: list[tuple[bool, Lift]] = [
-        (bool(s.checks), (s.option("check"), lambda x: r(x, checks=[]), _check)),
-        (bool(s.dtypes), (s.option("dtype"), lambda x: r(x, dtypes=[]), _dtype)),
-        (bool(s.frameworks), (s.option("framework"), lambda x: r(x, frameworks=[]), _framework)),
+        (bool(s.checks), (s.option("check"), lambda x: r(x, checks=()), _check)),
+        (bool(s.dtypes), (s.option("dtype"), lambda x: r(x, dtypes=()), _dtype)),
+        (bool(s.frameworks), (s.option("framework"), lambda x: r(x, frameworks=()), _framework)),
         (s.quick, (s.option("quick"), lambda x: r(x, quick=False), _family)),
         (not s.variants, (f"{s.option('variants')}=off", lambda x: r(x, variants=True), _check)),
         (not s.edges, (f"{s.option('edges')}=off", lambda x: r(x, edges=True), _family)),
-        (bool(s.families), (s.option("family"), lambda x: r(x, families=[]), _family)),
+        (bool(s.families), (s.option("family"), lambda x: r(x, families=()), _family)),
     ]
     return [lift for chosen, lift in candidates if chosen]
 
@@ -73,20 +74,20 @@ def why_nothing(
     found = list(dict.fromkeys(found))
     if not found:
         return 0, f"no case files (*.yaml, *.yml) under {roots}"
-    planned = dataclasses.replace(settings, shard=None)
+    planned = dataclasses.replace(settings.selection, shard=None)
     if pytest_filters or settings.shard is not None:  # else collection was this very plan
         specs = plan(planned, paths=found)
         if specs:
             by = " and ".join(pytest_filters) or "the shard"
             return len(specs), f"{by} selected none of the {len(specs)} items the selection has"
-    for option, lifted, value in _lifts(planned):
+    for option, lifted, value in _lifts(settings):
         specs = plan(lifted(planned), paths=found)
         if specs:
             return 0, (
                 f"{option} removed all {len(specs)} items the rest of the selection has "
                 f"(they have: {_listed(value(s) for s in specs)})"
             )
-    chosen = [option for option, _, _ in _lifts(planned)]
+    chosen = [option for option, _, _ in _lifts(settings)]
     if chosen:
         return 0, f"no item of {roots} matches {', '.join(chosen)} together"
     return 0, f"the case files under {roots} have no cases"

@@ -17,6 +17,7 @@ import pytest
 from conformance import __version__
 from conformance.adapters.base import EXECUTABLE_STORE_ENV
 from conformance.cases import CASE_SUFFIXES
+from conformance.plan.shards import in_shard
 from conformance.records.results import (
     RESULT_KEY,
     STATIC_KEY,
@@ -25,7 +26,6 @@ from conformance.records.results import (
 from conformance.report.junit import default_junitxml
 from conformance.run.config.options import short_options, spelling_prefix
 from conformance.run.config.settings import Settings, SettingsError, split_list
-from conformance.run.plan import in_shard
 from conformance.run.session import progress, scheduling
 from conformance.run.session.items import (
     FACTORY_KEY,
@@ -52,20 +52,18 @@ def _settings(config: pytest.Config) -> Settings:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """``--shard K/N`` over the case items collected (the plan's rule, :func:`in_shard`);
-    other tests stay."""
+    """``--shard K/N`` over the case items collected, by their node ids (the plan's rule,
+    :func:`in_shard`); other tests stay."""
     settings: Settings = config.stash[SETTINGS_KEY]
     if settings.shard is None:
         return
     keep: list[pytest.Item] = []
     drop: list[pytest.Item] = []
-    position = 0
     for item in items:
-        if not is_case_nodeid(item.nodeid):
+        if not is_case_nodeid(item.nodeid) or in_shard(item.nodeid, settings.shard):
             keep.append(item)
-            continue
-        (keep if in_shard(position, settings.shard) else drop).append(item)
-        position += 1
+        else:
+            drop.append(item)
     if drop:
         config.hook.pytest_deselected(items=drop)
         items[:] = keep

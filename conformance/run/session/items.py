@@ -1,4 +1,4 @@
-"""pytest collectors and items: the plan's specs (see :mod:`conformance.run.plan`) as pytest items.
+"""pytest collectors and items: the plan's specs (see :mod:`conformance.plan.planner`) as pytest items.
 
 Item names read ``<case-id>[<framework>-<dtype>-<check>]``. A broken case becomes a failing
 ``[case-error]`` item, a framework that lacks a family one skipped ``[<framework>-unsupported]``
@@ -23,12 +23,12 @@ from conformance.checks.subject import FrameworkError, Subject
 from conformance.expect.materialize import CaseInputError
 from conformance.kinds import Kind
 from conformance.known_failures import entries as known_failures
+from conformance.plan.planner import case_file_id, plan_file
+from conformance.plan.specs import CaseErrorSpec, CheckSpec, UnsupportedSpec
 from conformance.records.results import RESULT_KEY, STATIC_KEY
 from conformance.reproducers import render as reproducer
 from conformance.run.config.settings import Settings
-from conformance.run.plan import case_file_id, plan_file
 from conformance.run.session import project_fixtures
-from conformance.run.specs import CaseErrorSpec, CheckSpec, UnsupportedSpec
 from conformance.run.subject_factory import SubjectFactory
 from conformance.run.worker import robustness
 
@@ -70,11 +70,11 @@ class CaseItem(pytest.Item):
 
 
 class CaseFileCollector(pytest.File):
-    """A YAML case file: its items are the plan's specs (see :mod:`conformance.run.plan`)."""
+    """A YAML case file: its items are the plan's specs (see :mod:`conformance.plan.planner`)."""
 
     @classmethod
     def for_file(cls, parent: pytest.Collector, path: Path) -> CaseFileCollector:
-        """The collector of ``path``, its node id :func:`~conformance.run.plan.case_file_id`'s
+        """The collector of ``path``, its node id :func:`~conformance.plan.planner.case_file_id`'s
         (not pytest's rootdir-relative path), so ids survive a change of directory or install."""
         settings: Settings = parent.config.stash[SETTINGS_KEY]
         file_id = case_file_id(path, tuple(settings.case_roots), parent.config.rootpath)
@@ -87,7 +87,7 @@ class CaseFileCollector(pytest.File):
             UnsupportedSpec: UnsupportedItem,
             CaseErrorSpec: InvalidCaseItem,
         }
-        for spec in plan_file(self.path, settings, self.nodeid):
+        for spec in plan_file(self.path, settings.selection, self.nodeid):
             yield item_class[type(spec)].from_parent(
                 self, name=spec.name, spec=spec, **_item_id(self, spec.name)
             )
@@ -118,7 +118,7 @@ def _own_warning_filters():
 
 
 class ConformanceItem(CaseItem):
-    """One :class:`~conformance.run.specs.CheckSpec` run by pytest."""
+    """One :class:`~conformance.plan.specs.CheckSpec` run by pytest."""
 
     def __init__(self, *, spec: CheckSpec, **kwargs: Any) -> None:
         super().__init__(**kwargs)

@@ -7,7 +7,7 @@ array-api-tests derives its special cases from the specification. Each family's 
 first plain case of a case file with one point's inputs (:func:`anchor_inputs`) — is moved one
 input at a time to an edge point; everything else stays at the anchor's ordinary values. Array
 inputs (a simplex, counts, a matrix) have edges of their own shape:
-:mod:`conformance.cases.derived.array_edges`.
+:mod:`conformance.plan.derived.array_edges`.
 
 The result is case-file YAML (the format a user pastes), loaded through the same loader as
 hand-written cases, so generated cases get the same validation, ids, reports and reproducers.
@@ -38,25 +38,26 @@ import numpy as np
 import yaml
 
 from conformance import reference
-from conformance.cases.derived import array_edges, dtype_edges
+from conformance.cases.case_model import EDGE_ID_PREFIX
 from conformance.cases.loader import Case, LoadedFile, load_case_text
 from conformance.check_names import CheckName
 from conformance.expect.materialize import CaseInputError, float64_inputs
+from conformance.plan.derived import array_edges, dtype_edges
 from conformance.reference.domains import Interval, interval
 
 #: The id prefix of every generated edge case (``edge-<input>-<point>``), and its tag.
-PREFIX = "edge-"
+PREFIX = EDGE_ID_PREFIX
 EDGE_TAG = "edge"
 #: The tag of the generated cases whose every moved input sits exactly on a point (a closed
 #: end of a domain, an end of the support, a form change), not near one: the quick preset
 #: keeps their items (a compiling framework's values, shapes and gradients only:
-#: :func:`conformance.run.quick.quick_selection`).
+#: :func:`conformance.plan.quick.quick_selection`).
 EXACT_TAG = "edge-exact"
 #: What a generated case checks: shapes, values and gradients (the ``eager`` check follows
 #: them), not batch semantics (one point has none; the written cases cover them).
 VALUE_CHECKS = [CheckName.SHAPES, CheckName.LOG_PROB]
 GRADIENT_CHECKS = [CheckName.GRAD, CheckName.GRAD_FUNCTIONAL]
-#: The tag of the cases at float32's own edges (:mod:`conformance.cases.derived.dtype_edges`), which
+#: The tag of the cases at float32's own edges (:mod:`conformance.plan.derived.dtype_edges`), which
 #: run in float32 only and check values and one gradient path: a shape or a second gradient
 #: API sees nothing there that the other edges miss.
 DTYPE_TAG = "edge-float32"
@@ -427,7 +428,7 @@ def _quantiles(
 
 
 def _dtype_moves(anchor: Case, base: dict[str, np.ndarray], value: np.ndarray) -> list[Move]:
-    """The float32 edges of one anchor's scalar inputs (:mod:`conformance.cases.derived.dtype_edges`):
+    """The float32 edges of one anchor's scalar inputs (:mod:`conformance.plan.derived.dtype_edges`):
     each parameter alone, then the value. Array inputs have none here."""
     family = reference.get_family(anchor.family)
     par = anchor.parametrization

@@ -5,7 +5,7 @@ A float32 ``log_prob`` is right only if the framework never forms a number float
 represent on the way (a density of e^-110, a scale squared) and never loses one it was given (a
 subnormal input flushed to 0). The points here sit exactly there, chosen from each input's
 domain or the value's support, one input moved at a time from the family's anchor
-(:mod:`conformance.cases.derived.edges`); the generated cases run in float32 only — in float64 these
+(:mod:`conformance.plan.derived.edges`); the generated cases run in float32 only — in float64 these
 numbers are ordinary.
 
 - a parameter or value whose domain starts at 0: float32's smallest normal number (2^-126) and a

@@ -25,9 +25,9 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 
-from conformance.cases.derived.edges import EXACT_TAG
 from conformance.check_names import CheckName
-from conformance.run.specs import CheckSpec, ItemSpec
+from conformance.plan.derived.edges import EXACT_TAG
+from conformance.plan.specs import CheckSpec, ItemSpec
 
 #: The tag that keeps a case's every item in a quick run: the cases of the seed bugs.
 SEED_TAG = "seed"
@@ -86,7 +86,7 @@ def _group(check: CheckName) -> tuple[CheckName, ...] | None:
 
 def quick_selection(specs: list[ItemSpec]) -> list[ItemSpec]:
     """One case file's quick items (see the module's docstring), in plan order. ``specs`` are
-    :mod:`conformance.run.plan`'s specs; only its check specs are thinned."""
+    :mod:`conformance.plan.planner`'s specs; only its check specs are thinned."""
     checks = [s for s in specs if isinstance(s, CheckSpec)]
     offered: dict[tuple[str, str, tuple[CheckName, ...]], list[CheckName]] = {}
     for check in checks:

@@ -1,6 +1,6 @@
 """The item specs a plan is made of: what one conformance item is, before pytest wraps it.
 
-Apart from :mod:`conformance.run.plan` so that what reads specs (the quick selection, the
+Apart from :mod:`conformance.plan.planner` so that what reads specs (the quick selection, the
 session, the bench baseline) needs not import the planner, and the planner can import them.
 """
 

@@ -1,7 +1,7 @@
 """Edge points of array-valued inputs: simplex vertices and faces, a zero count, nearly singular
 matrices, and one element of an elementwise domain at its ends.
 
-A scalar input has its edges on a line (:func:`conformance.cases.derived.edges.parameter_points`); an
+A scalar input has its edges on a line (:func:`conformance.plan.derived.edges.parameter_points`); an
 array's edges are shapes of the whole array, named by its domain: the simplex's vertices and
 faces, the boundary of the positive-definite cone (a nearly singular matrix), the diagonal of
 a correlation matrix. Each point keeps the rest of the anchor's array, so a generated case moves
@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 #: How close to an end "near" and "just outside" sit: as for scalars
-#: (:data:`conformance.cases.derived.edges.NEAR`), representable next to 0 and 1 in float32.
+#: (:data:`conformance.plan.derived.edges.NEAR`), representable next to 0 and 1 in float32.
 NEAR = 1e-6
 #: The smallest eigenvalue of a nearly singular matrix, relative to its largest.
 NEARLY_SINGULAR = 1e-6

@@ -23,19 +23,20 @@ import numpy as np
 from conformance import reference
 from conformance.adapters import Adapter
 from conformance.adapters.capabilities import CallingContexts
+from conformance.cases.builtin import builtin_cases
 from conformance.cases.context_design import CaseShape, design, pinned_context
-from conformance.cases.derived.edges import EDGE_TAG, edge_file
-from conformance.cases.derived.variants import VARIANT_CHECKS, derive_variants
 from conformance.cases.loader import Case, CaseError, find_case_files, load_case_file
 from conformance.check_names import CheckName
 from conformance.checks import CHECKS, Check
 from conformance.contexts import FLOAT32_MODES, CallingContext
 from conformance.expect.materialize import CaseInputError, float64_inputs, variant_params
+from conformance.plan.derived.edges import EDGE_TAG, edge_file
+from conformance.plan.derived.variants import VARIANT_CHECKS, derive_variants
+from conformance.plan.quick import quick_selection
+from conformance.plan.selection import Selection
+from conformance.plan.shards import in_shard, item_id
+from conformance.plan.specs import CaseErrorSpec, CheckSpec, ItemSpec, UnsupportedSpec
 from conformance.registry import Binding
-from conformance.run.config.arguments import builtin_cases
-from conformance.run.config.settings import Settings
-from conformance.run.quick import quick_selection
-from conformance.run.specs import CaseErrorSpec, CheckSpec, ItemSpec, UnsupportedSpec
 
 
 @dataclass
@@ -43,7 +44,7 @@ class _Expansion:
     """Names already given in one file: an unsupported family is reported once per file, a
     check that reads the parameters alone runs once per file for the same parameters."""
 
-    settings: Settings
+    selection: Selection
     names: set[str] = field(default_factory=set)
     drawn: set[tuple] = field(default_factory=set)
     #: Each case that may draw calling contexts (by identity) → its family and
@@ -64,9 +65,9 @@ class _Expansion:
         return self.slots[key].get(id(case))
 
 
-def plan_file(path: Path, settings: Settings, display: str | None = None) -> list[ItemSpec]:
+def plan_file(path: Path, selection: Selection, display: str | None = None) -> list[ItemSpec]:
     """Every item of one case file; ``display`` is the path the ids and messages use."""
-    loaded = load_case_file(path, display=display, known=settings.known)
+    loaded = load_case_file(path, display=display, known=selection.known)
     specs: list[ItemSpec] = []
     names: set[str] = set()
     for error in loaded.errors:
@@ -77,13 +78,13 @@ def plan_file(path: Path, settings: Settings, display: str | None = None) -> lis
             name = f"{base[:-1]}-{n}]"
         names.add(name)
         specs.append(CaseErrorSpec(name, error))
-    expansion = _Expansion(settings)
+    expansion = _Expansion(selection)
     # A family the run does not select costs nothing: its edges are not generated (they ask
     # the oracle for every edge point, the largest part of planning a file).
-    cases = [c for c in loaded.cases if settings.selects_family(c.family)]
-    if settings.edges and cases:
+    cases = [c for c in loaded.cases if selection.selects_family(c.family)]
+    if selection.edges and cases:
         generated = edge_file(
-            loaded.cases, loaded.path, selects=settings.selects_family, bulk=settings.bulk_edges
+            loaded.cases, loaded.path, selects=selection.selects_family, bulk=selection.bulk_edges
         )
         cases = [*cases, *generated.cases]
         specs.extend(_error_spec(e) for e in generated.errors)
@@ -94,18 +95,18 @@ def plan_file(path: Path, settings: Settings, display: str | None = None) -> lis
         except Exception as exc:
             message = f"cannot expand the case: {type(exc).__name__}: {exc}"
             specs.append(_error_spec(CaseError(case.file, case.line, case.id, message)))
-    selected = quick_selection(specs) if settings.quick else specs
+    selected = quick_selection(specs) if selection.quick else specs
     # Known failures are matched to the items a run keeps, not to those --quick leaves out.
-    return [_with_known_failures(s, settings) for s in selected]
+    return [_with_known_failures(s, selection) for s in selected]
 
 
-def _with_known_failures(spec: ItemSpec, settings: Settings) -> ItemSpec:
+def _with_known_failures(spec: ItemSpec, selection: Selection) -> ItemSpec:
     """``spec`` with the known-failure entries that match it (check items only)."""
     if not isinstance(spec, CheckSpec):
         return spec
     case = spec.case
     known = tuple(
-        settings.known_failure_index.matching(
+        selection.known_failures.matching(
             spec.static(), lambda: _all_valid(case, *float64_inputs(case))
         )
     )
@@ -113,18 +114,25 @@ def _with_known_failures(spec: ItemSpec, settings: Settings) -> ItemSpec:
 
 
 def plan(
-    settings: Settings, paths: list[Path] | None = None, root: Path | None = None
+    selection: Selection, paths: list[Path] | None = None, root: Path | None = None
 ) -> list[ItemSpec]:
-    """Every item of the case files in ``paths`` (default: the settings' case roots), sharded
-    as the settings ask. Ids are :func:`case_file_id`'s; a file outside every case root is
+    """Every item of the case files in ``paths`` (default: the selection's case roots), sharded
+    as the selection asks. Ids are :func:`case_file_id`'s; a file outside every case root is
     named relative to ``root`` (default: the current directory)."""
     root = Path.cwd() if root is None else root
     files = [
-        f for p in (settings.case_roots if paths is None else paths) for f in find_case_files(p)
+        f for p in (selection.case_roots if paths is None else paths) for f in find_case_files(p)
     ]
-    roots = tuple(settings.case_roots)
-    specs = [s for f in files for s in plan_file(f, settings, case_file_id(f, roots, root))]
-    return shard(specs, settings.shard)
+    roots = tuple(selection.case_roots)
+    specs: list[ItemSpec] = []
+    for f in files:
+        file_id = case_file_id(f, roots, root)
+        specs += [
+            s
+            for s in plan_file(f, selection, file_id)
+            if selection.shard is None or in_shard(item_id(file_id, s.name), selection.shard)
+        ]
+    return specs
 
 
 #: What the shipped cases are called in ids, wherever they are installed.
@@ -173,22 +181,6 @@ def _root_names(roots: tuple[Path, ...]) -> dict[Path, str]:
     return dict(sorted(names.items(), key=lambda kv: len(kv[0].parts)))
 
 
-def in_shard(position: int, which: tuple[int, int]) -> bool:
-    """``--shard K/N``, the one rule: the item at ``position`` (0-based, in the order the case
-    files give) belongs to shard K of N when it is every N-th starting at the K-th. The plan
-    and pytest's collection (:func:`conformance.run.session.hooks.pytest_collection_modifyitems`)
-    both apply it, so ``conformance list --shard`` and a run collect the same items."""
-    k, n = which
-    return position % n == k - 1
-
-
-def shard(specs: list[ItemSpec], which: tuple[int, int] | None) -> list[ItemSpec]:
-    """The specs of shard ``which`` (see :func:`in_shard`); all of them without one."""
-    if which is None:
-        return specs
-    return [s for i, s in enumerate(specs) if in_shard(i, which)]
-
-
 def _error_spec(error: CaseError) -> CaseErrorSpec:
     return CaseErrorSpec(error_name(error), error)
 
@@ -209,7 +201,7 @@ def _case_specs(expansion: _Expansion, case: Case) -> Iterator[ItemSpec]:
     # A generated edge case is one point on purpose: broadcasting it again adds no edge.
     if EDGE_TAG in case.spec.tags:
         return
-    if not (expansion.settings.variants and _all_valid(case, params64, value64)):
+    if not (expansion.selection.variants and _all_valid(case, params64, value64)):
         return
     variants, problems = derive_variants(case, params64, value64)
     for problem in problems:
@@ -218,17 +210,17 @@ def _case_specs(expansion: _Expansion, case: Case) -> Iterator[ItemSpec]:
         yield from _expand(expansion, variant, variant_params(variant))
 
 
-def checks_for(settings: Settings, case: Case) -> list[CheckName]:
+def checks_for(selection: Selection, case: Case) -> list[CheckName]:
     """The checks selected for ``case``: a broadcast variant runs the variant checks only."""
     if case.variant:
-        return [c for c in settings.selected_checks(list(VARIANT_CHECKS)) if c in CHECKS]
+        return [c for c in selection.selected_checks(list(VARIANT_CHECKS)) if c in CHECKS]
     listed = case.spec.checks
     if listed is not None and CheckName.EAGER not in listed:
         # The eager check re-runs the case's own checks op by op: it comes with any of them.
         listed = [*listed, CheckName.EAGER]
     return [
         c
-        for c in settings.selected_checks(listed)
+        for c in selection.selected_checks(listed)
         if c in CHECKS and c not in VARIANT_CHECKS and c is not CheckName.CONTEXT
     ]
 
@@ -281,17 +273,17 @@ def _applies(check: Check, case: Case, params64, draws_ok: bool) -> bool:
 
 
 def _expand(expansion: _Expansion, case: Case, params64) -> Iterator[ItemSpec]:
-    settings = expansion.settings
-    dtypes = settings.selected_dtypes(list(case.spec.dtypes))
-    checks = checks_for(settings, case)
+    selection = expansion.selection
+    dtypes = selection.selected_dtypes(list(case.spec.dtypes))
+    checks = checks_for(selection, case)
     drawn_keys: dict[bool, tuple | None] = {True: None, False: None}
     if any(CHECKS[c].draws_only for c in checks):
         draws_ok = _draws_apply(case, params64)
         checks = [c for c in checks if _applies(CHECKS[c], case, params64, draws_ok)]
         if draws_ok:
             drawn_keys = {v: _parameters_key(case, params64, values=v) for v in (True, False)}
-    for name in settings.selected_frameworks(case.spec.frameworks):
-        adapter = settings.adapters[name]
+    for name in selection.selected_frameworks(case.spec.frameworks):
+        adapter = selection.adapters[name]
         binding = adapter.binding(case.family, case.parametrization)
         if isinstance(binding, str):
             item_name = f"{case.family}.{case.parametrization}[{name}-unsupported]"
@@ -306,7 +298,7 @@ def _expand(expansion: _Expansion, case: Case, params64) -> Iterator[ItemSpec]:
         for dtype in dtypes:
             for check_name in checks:
                 check = CHECKS[check_name]
-                if check.not_applicable(case) or check.unsupported_by(adapter, settings.opted_in):
+                if check.not_applicable(case) or check.unsupported_by(adapter, selection.opted_in):
                     continue
                 if check.single_dtype and dtype != _one_dtype(dtypes, check.single_dtype):
                     continue
@@ -322,7 +314,7 @@ def _expand(expansion: _Expansion, case: Case, params64) -> Iterator[ItemSpec]:
                     binding,
                     dtype,
                     check,
-                    settings.device,
+                    selection.device,
                 )
                 yield spec
 
@@ -362,16 +354,16 @@ def _context_specs(
 ) -> Iterator[ItemSpec]:
     """The calling-context items of ``case``: the pinned context in each of its dtypes, or the
     design's rows for each framework (see :mod:`conformance.cases.context_design`)."""
-    settings = expansion.settings
+    selection = expansion.selection
     check = CHECKS[CheckName.CONTEXT]
-    if not settings.selected_checks([CheckName.CONTEXT]):
+    if not selection.selected_checks([CheckName.CONTEXT]):
         return
     shape = CaseShape.of(case, params64, value64)
-    for name in settings.selected_frameworks(case.spec.frameworks):
-        adapter = settings.adapters[name]
+    for name in selection.selected_frameworks(case.spec.frameworks):
+        adapter = selection.adapters[name]
         binding = adapter.binding(case.family, case.parametrization)
         axis = adapter.context_axis
-        why = check.unsupported_by(adapter, settings.opted_in)
+        why = check.unsupported_by(adapter, selection.opted_in)
         if isinstance(binding, str) or axis is None or why:
             if pinned is not None:
                 reason = binding if isinstance(binding, str) else why or f"{name} has no contexts"
@@ -397,7 +389,7 @@ def _context_specs(
             slot = expansion.slot(case, name, runs)
             rows = design(case, shape, name, adapter, slot) if slot else []
         for context, dtype in rows:
-            if not settings.selected_dtypes([dtype]):
+            if not selection.selected_dtypes([dtype]):
                 continue
             derived = dataclasses.replace(
                 case,
@@ -412,7 +404,7 @@ def _context_specs(
                 binding,
                 dtype,
                 check,
-                settings.device,
+                selection.device,
             )
             yield spec
 
