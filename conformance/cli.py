@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from conformance.kinds import Kind
+from conformance.records.results import read_records
 from conformance.report import commands as report_commands
 from conformance.run.config.arguments import (
     builtin_cases,
@@ -205,10 +206,10 @@ def _exit_code(code: int, args: list[str]) -> int:
     if code == 1:
         path = _results_path(args)
         try:
-            records = json.loads(path.read_text())["records"]
-        except (OSError, ValueError, KeyError):
+            records = read_records(path)
+        except (OSError, ValueError, KeyError, TypeError):
             return EXIT_MISMATCH
-        if any(r.get("kind") == Kind.CASE_ERROR for r in records):
+        if any(r.kind == Kind.CASE_ERROR for r in records):
             return EXIT_USAGE
         return EXIT_MISMATCH
     return code
@@ -317,8 +318,8 @@ def export_triage(results: Path, out: Path | None) -> int:
     from conformance.known_failures.triage import draft_entries, render
 
     try:
-        records = json.loads(results.read_text(encoding="utf-8"))["records"]
-    except (OSError, ValueError, KeyError) as exc:
+        records = read_records(results)
+    except (OSError, ValueError, KeyError, TypeError) as exc:
         print(f"conformance triage: cannot read {results}: {exc}", file=sys.stderr)
         return EXIT_USAGE
     entries = draft_entries(records)

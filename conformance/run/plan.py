@@ -105,7 +105,7 @@ def _with_known_failures(spec: ItemSpec, settings: Settings) -> ItemSpec:
     case = spec.case
     known = tuple(
         settings.known_failure_index.matching(
-            spec.static(), lambda: _all_valid(case, *float64_inputs(case))
+            spec.static().to_json(), lambda: _all_valid(case, *float64_inputs(case))
         )
     )
     return dataclasses.replace(spec, known_failures=known) if known else spec
