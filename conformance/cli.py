@@ -224,10 +224,12 @@ def _emit(text: str, out: Path | None) -> int:
     return EXIT_OK
 
 
-def export_schema(out: Path | None) -> int:
+def export_schema(out: Path | None, results: bool = False) -> int:
     from conformance.cases.case_model import json_schema
+    from conformance.records.schema import results_schema
 
-    return _emit(json.dumps(json_schema(), indent=2, ensure_ascii=False) + "\n", out)
+    schema = results_schema() if results else json_schema()
+    return _emit(json.dumps(schema, indent=2, ensure_ascii=False) + "\n", out)
 
 
 def export_conventions(out: Path | None) -> int:
@@ -403,8 +405,11 @@ def main(argv: list[str] | None = None) -> int:
         help="time the suite (-n 0, -n 2), a bare-loop baseline, and where the time goes",
         add_help=False,
     )
-    schema = sub.add_parser("schema", help="export the case-file JSON Schema")
+    schema = sub.add_parser("schema", help="export the case-file (or results.json) JSON Schema")
     schema.add_argument("-o", "--output", type=Path, help="file to write (default: stdout)")
+    schema.add_argument(
+        "--results", action="store_true", help="results.json's schema instead of the case file's"
+    )
     conventions = sub.add_parser(
         "conventions", help="the registry's framework conventions as Markdown (docs/conventions.md)"
     )
@@ -494,7 +499,7 @@ def main(argv: list[str] | None = None) -> int:
         return runner.main(argv[1:])
     ns = parser.parse_args(argv)
     if ns.command == "schema":
-        return export_schema(ns.output)
+        return export_schema(ns.output, ns.results)
     if ns.command == "conventions":
         return export_conventions(ns.output)
     if ns.command == "coverage":
