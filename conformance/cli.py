@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from conformance.cases.builtin import builtin_cases
 from conformance.kinds import Kind
+from conformance.records.results import read_records
 from conformance.report import commands as report_commands
 from conformance.run.config.arguments import (
     builtin_id_path,
@@ -205,10 +206,10 @@ def _exit_code(code: int, args: list[str]) -> int:
     if code == 1:
         path = _results_path(args)
         try:
-            records = json.loads(path.read_text())["records"]
-        except (OSError, ValueError, KeyError):
+            records = read_records(path)
+        except (OSError, ValueError, KeyError, TypeError):
             return EXIT_MISMATCH
-        if any(r.get("kind") == Kind.CASE_ERROR for r in records):
+        if any(r.kind == Kind.CASE_ERROR for r in records):
             return EXIT_USAGE
         return EXIT_MISMATCH
     return code
@@ -223,10 +224,12 @@ def _emit(text: str, out: Path | None) -> int:
     return EXIT_OK
 
 
-def export_schema(out: Path | None) -> int:
+def export_schema(out: Path | None, results: bool = False) -> int:
     from conformance.cases.case_model import json_schema
+    from conformance.records.schema import results_schema
 
-    return _emit(json.dumps(json_schema(), indent=2, ensure_ascii=False) + "\n", out)
+    schema = results_schema() if results else json_schema()
+    return _emit(json.dumps(schema, indent=2, ensure_ascii=False) + "\n", out)
 
 
 def export_conventions(out: Path | None) -> int:
@@ -317,8 +320,8 @@ def export_triage(results: Path, out: Path | None) -> int:
     from conformance.known_failures.triage import draft_entries, render
 
     try:
-        records = json.loads(results.read_text(encoding="utf-8"))["records"]
-    except (OSError, ValueError, KeyError) as exc:
+        records = read_records(results)
+    except (OSError, ValueError, KeyError, TypeError) as exc:
         print(f"conformance triage: cannot read {results}: {exc}", file=sys.stderr)
         return EXIT_USAGE
     entries = draft_entries(records)
@@ -402,8 +405,11 @@ def main(argv: list[str] | None = None) -> int:
         help="time the suite (-n 0, -n 2), a bare-loop baseline, and where the time goes",
         add_help=False,
     )
-    schema = sub.add_parser("schema", help="export the case-file JSON Schema")
+    schema = sub.add_parser("schema", help="export the case-file (or results.json) JSON Schema")
     schema.add_argument("-o", "--output", type=Path, help="file to write (default: stdout)")
+    schema.add_argument(
+        "--results", action="store_true", help="results.json's schema instead of the case file's"
+    )
     conventions = sub.add_parser(
         "conventions", help="the registry's framework conventions as Markdown (docs/conventions.md)"
     )
@@ -493,7 +499,7 @@ def main(argv: list[str] | None = None) -> int:
         return runner.main(argv[1:])
     ns = parser.parse_args(argv)
     if ns.command == "schema":
-        return export_schema(ns.output)
+        return export_schema(ns.output, ns.results)
     if ns.command == "conventions":
         return export_conventions(ns.output)
     if ns.command == "coverage":

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from conformance.check_names import CheckName
 from conformance.commands.suite_run import run_suite
+from conformance.records.record import Record
 
 DEFAULT_OUT = Path("reports/calibration")
 DEFAULT_JSON = Path("reports/calibration.json")
@@ -41,16 +42,16 @@ class Tally:
     expected_failures: float = 0.0
     worst: dict | None = None
 
-    def add(self, seed: int, records: list[dict]) -> None:
+    def add(self, seed: int, records: list[Record]) -> None:
         self.per_seed[seed] = {o: 0 for o in OUTCOMES}
         for record in records:
-            outcome = record.get("outcome", "")
+            outcome = record.outcome
             self.per_seed[seed][outcome] = self.per_seed[seed].get(outcome, 0) + 1
             if outcome not in ("passed", "failed"):
                 continue
-            check = record.get("check", "")
+            check = record.static.check or ""
             self.runs_by_check[check] += 1
-            metrics = record.get("metrics") or {}
+            metrics = record.metrics
             # An rsample_grad item judged draw by draw and in expectation keeps the latter's
             # statistic apart (its metrics' ``in_expectation``).
             parts = [metrics, metrics.get("in_expectation") or {}]
@@ -58,11 +59,11 @@ class Tally:
                 float(part.get("item_false_failure_probability", 0.0)) for part in parts
             )
             if outcome == "failed":
-                message = (record.get("message") or "").splitlines()
+                message = record.message.splitlines()
                 self.failures.append(
                     {
                         "seed": seed,
-                        "nodeid": record["nodeid"],
+                        "nodeid": record.nodeid,
                         "message": message[0] if message else "",
                     }
                 )
@@ -70,7 +71,7 @@ class Tally:
             ratio = max(float(v) for v in found) if found else None
             worse = ratio is not None and (self.worst is None or ratio > self.worst["ratio"])
             if outcome == "passed" and worse:
-                self.worst = {"seed": seed, "nodeid": record["nodeid"], "ratio": ratio}
+                self.worst = {"seed": seed, "nodeid": record.nodeid, "ratio": ratio}
 
     def summary(self) -> dict:
         runs = sum(self.runs_by_check.values())
@@ -92,7 +93,7 @@ def _with_sampling_checks(args: Sequence[str]) -> list[str]:
     return list(args) if named else [*args, f"--check={','.join(SAMPLING_CHECKS)}"]
 
 
-def run_seed(seed: int, out: Path, pytest_args: Sequence[str]) -> list[dict] | None:
+def run_seed(seed: int, out: Path, pytest_args: Sequence[str]) -> list[Record] | None:
     """``conformance run --sample-seed=seed`` into ``out/seed-<seed>``; its records, or None."""
     args = [f"--sample-seed={seed}", "-q", *pytest_args]
     return run_suite(args, out / f"seed-{seed}").records

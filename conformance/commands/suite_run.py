@@ -8,17 +8,19 @@ beside it, so a run that gave no results can be read afterwards.
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from conformance.records.record import Record
+from conformance.records.results import read_records
+
 
 @dataclass
 class RunResult:
-    records: list[dict] | None
+    records: list[Record] | None
     returncode: int
     log: str
 
@@ -55,7 +57,7 @@ def run_suite(
         log, code = f"timed out after {timeout} s: {exc}", 124
     (directory / "run.log").write_text(" ".join(command) + "\n\n" + log, encoding="utf-8")
     try:
-        records = json.loads(results.read_text())["records"] if code in (0, 1) else None
-    except (OSError, ValueError, KeyError):
+        records = read_records(results) if code in (0, 1) else None
+    except (OSError, ValueError, KeyError, TypeError):
         records = None
     return RunResult(records, code, log)

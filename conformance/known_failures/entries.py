@@ -37,7 +37,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from packaging.requirements import InvalidRequirement, Requirement
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -47,6 +47,9 @@ from conformance.cases.yaml_source import YamlError, load_located
 from conformance.kinds import Kind
 from conformance.names import unknown_name, unmatched_pattern
 from conformance.versions import installed_version
+
+if TYPE_CHECKING:
+    from conformance.records.record import Record
 
 BUILTIN_DIR = Path(__file__).parent  # the registry's YAML files lie beside this module
 #: Cheapest and most selective first: :meth:`Index.matching` stops at the first empty set.
@@ -362,7 +365,7 @@ FILTERED_FIELDS = ("framework", "family", "check", "dtype", "device")
 
 def unmatched(
     entries: Iterable[Entry],
-    records: list[dict],
+    records: list[Record],
     index: Index | None = None,
     partial: bool = False,
 ) -> tuple[list[Entry], list[Entry]]:
@@ -374,11 +377,12 @@ def unmatched(
     cases, so there an entry is judged only when its case and file patterns met the run too.
     """
     fields = FILTERED_FIELDS + (("case", "file") if partial else ())
-    seen = {name: {r[name] for r in records if r.get(name)} for name in fields}
+    statics = [r.static.to_json() for r in records]
+    seen = {name: {s[name] for s in statics if s.get(name)} for name in fields}
     entries = list(entries)
     index = index or Index(entries)  # the run's own, built from the same entries, when given
-    matched = {id(e) for r in records for e in index.matching(r)}
-    ran_edges = any(str(r.get("case") or "").startswith(EDGE_PREFIX) for r in records)
+    matched = {id(e) for s in statics for e in index.matching(s)}
+    ran_edges = any(str(r.static.case or "").startswith(EDGE_PREFIX) for r in records)
     stale, inactive = [], []
     for entry in entries:
         f = entry.failure

@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from typing import Any
 
 import yaml
+
+from conformance.records.record import Record
 
 #: What a reason says until a person has written it; the loader takes it, a review must not.
 DRAFT_REASON = "DRAFT: say why this is a bug (or declare a convention, or fix the suite)"
@@ -24,11 +26,11 @@ _RAISED = re.compile(r"raised (\w+(?:Error|Exception|Warning)?): ([^\n]*)")
 _PARTIAL = re.compile(r"∂/∂(\w+)")
 
 
-def symptom(record: Mapping[str, Any]) -> str:
+def symptom(record: Record) -> str:
     """What went wrong, in words that are the same for every item of one bug: the exception
     and its message for a raise, the partial derivatives for a gradient, else the kind."""
-    message = str(record.get("message") or "")
-    kind = str(record.get("kind") or "")
+    message = record.message
+    kind = record.kind or ""
     raised = _RAISED.search(message)
     if raised:
         text = re.sub(r"\d+(\.\d+)?(e[-+]?\d+)?", "N", raised.group(2))[:120]
@@ -43,24 +45,20 @@ def _slug(*parts: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", "-".join(parts).lower()).strip("-")
 
 
-def draft_entries(records: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+def draft_entries(records: Iterable[Record]) -> list[dict[str, Any]]:
     """One entry per (symptom, set of checks and dtypes), from the failing records."""
     groups: dict[tuple[str, str, str, str], dict[str, set[tuple[str, str]]]] = defaultdict(
         lambda: defaultdict(set)
     )
     versions: dict[tuple[str, str, str, str], str] = {}
     for record in records:
-        if record.get("outcome") != "failed" or record.get("kind") == "case_error":
+        static = record.static
+        if record.outcome != "failed" or record.kind == "case_error":
             continue
-        key = (
-            str(record.get("family")),
-            str(record.get("framework")),
-            str(record.get("kind")),
-            symptom(record),
-        )
-        groups[key][str(record.get("case"))].add((str(record["check"]), str(record["dtype"])))
-        package = str(record.get("package") or record.get("framework"))
-        version = str(record.get("framework_version") or "").partition("+")[0]
+        key = (str(static.family), str(static.framework), str(record.kind), symptom(record))
+        groups[key][str(static.case)].add((str(static.check), str(static.dtype)))
+        package = str(static.package or static.framework)
+        version = (static.framework_version or "").partition("+")[0]
         versions[key] = f"{package}<={version}" if version else package
     entries: list[dict[str, Any]] = []
     used: set[str] = set()

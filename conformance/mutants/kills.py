@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from functools import cache
 
 from conformance.mutants.base import Mutant
+from conformance.records.record import Record
 
 BASELINE_OK = frozenset({"passed", "xpassed", "xfailed"})
 BASELINE_PASSED = frozenset({"passed", "xpassed"})
@@ -38,13 +39,27 @@ def glob_match(pattern: str, nodeid: str) -> bool:
     return bool(regex.match(nodeid) or regex.match("/" + nodeid))
 
 
+@dataclass(frozen=True)
+class Kill:
+    """An item the mutant killed: its record in the mutant's run, and its baseline outcome."""
+
+    record: Record
+    baseline: str
+    #: Xfailed under the mutant: a known-failure entry would hide this regression.
+    masked: bool = False
+
+    @property
+    def nodeid(self) -> str:
+        return self.record.nodeid
+
+
 @dataclass
 class Verdict:
     """One mutant's outcome: its killed items and any expectation it did not meet."""
 
     mutant: Mutant
     selected: int = 0
-    killed: list[dict] = field(default_factory=list)
+    killed: list[Kill] = field(default_factory=list)
     already_failing: int = 0  # failing with and without the mutant: not counted
     problems: list[str] = field(default_factory=list)
     run_error: str | None = None
@@ -62,7 +77,7 @@ class Verdict:
         return self.status == "killed"
 
     def by_check(self) -> Counter:
-        return Counter(r.get("check") or "?" for r in self.killed)
+        return Counter(k.record.static.check or "?" for k in self.killed)
 
     def to_json(self) -> dict:
         m = self.mutant
@@ -83,15 +98,15 @@ class Verdict:
             "run_error": self.run_error,
             "killed": [
                 {
-                    "nodeid": r["nodeid"],
-                    "check": r.get("check"),
-                    "outcome": r.get("outcome"),
-                    "kind": r.get("kind"),
-                    "masked": bool(r.get("masked")),
-                    "baseline": r.get("baseline"),
-                    "message": r.get("message") or "",
+                    "nodeid": k.nodeid,
+                    "check": k.record.static.check,
+                    "outcome": k.record.outcome,
+                    "kind": k.record.kind,
+                    "masked": k.masked,
+                    "baseline": k.baseline,
+                    "message": k.record.message,
                 }
-                for r in self.killed
+                for k in self.killed
             ],
         }
 
@@ -107,27 +122,27 @@ def _is_killer(mutant: Mutant, nodeid: str) -> bool:
     return any(glob_match(p, nodeid) for p in mutant.killers)
 
 
-def judge(mutant: Mutant, mutated: Iterable[dict], baseline: Iterable[dict]) -> Verdict:
+def judge(mutant: Mutant, mutated: Iterable[Record], baseline: Iterable[Record]) -> Verdict:
     """Compare a mutant run's records with the baseline run's, item by item."""
-    before = {r["nodeid"]: r.get("outcome") for r in baseline}
+    before = {r.nodeid: r.outcome for r in baseline}
     verdict = Verdict(mutant)
     for record in mutated:
         verdict.selected += 1
-        outcome, was = record.get("outcome"), before.get(record["nodeid"])
+        outcome, was = record.outcome, before.get(record.nodeid)
         if outcome in FAILING:
-            if was in BASELINE_OK:
-                verdict.killed.append({**record, "baseline": was})
+            if was is not None and was in BASELINE_OK:
+                verdict.killed.append(Kill(record, was))
             else:
                 verdict.already_failing += 1
-        elif outcome == "xfailed" and was in BASELINE_PASSED:
-            verdict.killed.append({**record, "masked": True, "baseline": was})
+        elif outcome == "xfailed" and was is not None and was in BASELINE_PASSED:
+            verdict.killed.append(Kill(record, was, masked=True))
     verdict.problems = expectation_problems(mutant, verdict.killed)
     return verdict
 
 
-def expectation_problems(mutant: Mutant, killed: list[dict]) -> list[str]:
+def expectation_problems(mutant: Mutant, killed: list[Kill]) -> list[str]:
     """What the catalogue says must (not) be killed, and how, checked against ``killed``."""
-    ids = [r["nodeid"] for r in killed]
+    ids = [k.nodeid for k in killed]
     problems = []
     for pattern in mutant.killers:
         if not any(glob_match(pattern, i) for i in ids):
@@ -138,23 +153,19 @@ def expectation_problems(mutant: Mutant, killed: list[dict]) -> list[str]:
             problems.append(f"{len(hit)} item(s) matching {pattern} killed, e.g. {hit[0]}")
     if mutant.message is not None:
         # The upstream message must come from the items that reproduce the report.
-        named = [r for r in killed if _is_killer(mutant, r["nodeid"])]
-        if not any(mutant.message in (r.get("message") or "") for r in named or killed):
+        named = [k for k in killed if _is_killer(mutant, k.nodeid)]
+        if not any(mutant.message in k.record.message for k in named or killed):
             problems.append(f"no killed item's message contains {mutant.message!r}")
     if mutant.kinds:
         # An item that was already a known failure (xfailed) fails under the mutant with its
         # own kind: the eager item of a case whose compiled evaluation is a known bug names the
         # part's kind, not eager_only. Its kill still counts; its kind proves nothing here.
-        wrong = [
-            r
-            for r in killed
-            if r.get("kind") not in mutant.kinds and r.get("baseline") != "xfailed"
-        ]
+        wrong = [k for k in killed if k.record.kind not in mutant.kinds and k.baseline != "xfailed"]
         if wrong:
-            kinds = sorted({str(r.get("kind")) for r in wrong})
+            kinds = sorted({str(k.record.kind) for k in wrong})
             problems.append(
                 f"{len(wrong)} killed item(s) of kind {kinds}, expected {[str(k) for k in mutant.kinds]}, "
-                f"e.g. {wrong[0]['nodeid']}"
+                f"e.g. {wrong[0].nodeid}"
             )
     return problems
 
@@ -188,16 +199,16 @@ def table(verdicts: list[Verdict], show: int = 8) -> str:
         lines.append(f"  selection: {' '.join(v.mutant.selection)}")
         if v.run_error:
             lines.append(f"  RUN ERROR: {v.run_error}")
-        ordered = sorted(v.killed, key=lambda r: not _is_killer(v.mutant, r["nodeid"]))
+        ordered = sorted(v.killed, key=lambda k: not _is_killer(v.mutant, k.nodeid))
         shown = ordered if show <= 0 else ordered[:show]
-        for record in shown:
-            masked = " masked by a known failure" if record.get("masked") else ""
-            lines.append(f"  killed by {record['nodeid']}  [{record.get('kind')}]{masked}")
+        for kill in shown:
+            masked = " masked by a known failure" if kill.masked else ""
+            lines.append(f"  killed by {kill.nodeid}  [{kill.record.kind}]{masked}")
         if len(shown) < len(ordered):
             lines.append(f"  … and {len(ordered) - len(shown)} more (all in mutants.json)")
         if ordered:
-            lines.append(f"  message of {ordered[0]['nodeid']}:")
-            lines += [f"    {line}" for line in symptom(ordered[0].get("message") or "")]
+            lines.append(f"  message of {ordered[0].nodeid}:")
+            lines += [f"    {line}" for line in symptom(ordered[0].record.message)]
         for problem in v.problems:
             lines.append(f"  PROBLEM: {problem}")
     survived = [v.mutant.name for v in verdicts if not v.ok]

@@ -107,7 +107,7 @@ def _with_known_failures(spec: ItemSpec, selection: Selection) -> ItemSpec:
     case = spec.case
     known = tuple(
         selection.known_failures.matching(
-            spec.static(), lambda: _all_valid(case, *float64_inputs(case))
+            spec.static().to_json(), lambda: _all_valid(case, *float64_inputs(case))
         )
     )
     return dataclasses.replace(spec, known_failures=known) if known else spec

@@ -14,6 +14,7 @@ from conformance.cases.loader import Case, CaseError
 from conformance.check_names import CheckName
 from conformance.checks import Check
 from conformance.known_failures.entries import Entry
+from conformance.records.record import ItemStatic, KnownFailureRef, float_name
 from conformance.registry import Binding
 
 
@@ -45,28 +46,20 @@ class CheckSpec:
     #: The known-failure entries that match this item (the run expects it to fail so).
     known_failures: tuple[Entry, ...] = ()
 
-    def static(self) -> dict[str, Any]:
-        """The record fields fixed before the item runs (see :mod:`conformance.records.results`)."""
-        out = dict(
-            _case_and_framework(self.case, self.adapter),
-            dtype=self.dtype,
+    def static(self) -> ItemStatic:
+        """The record fields fixed before the item runs (see :mod:`conformance.records.record`)."""
+        return ItemStatic(
+            **_case_and_framework(self.case, self.adapter),
+            dtype=float_name(self.dtype),
             device=self.device,
             check=self.check.name,
             variant=self.case.variant or None,
-        )
-        if self.case.context is not None:
-            out["context"] = self.case.context.name
-        if self.known_failures:
-            out["known_failures"] = [
-                {
-                    "id": e.id,
-                    "kind": list(e.failure.kind),
-                    "reason": e.failure.reason,
-                    "link": e.failure.link,
-                }
+            context=None if self.case.context is None else self.case.context.name,
+            known_failures=tuple(
+                KnownFailureRef(e.id, tuple(e.failure.kind), e.failure.reason, e.failure.link)
                 for e in self.known_failures
-            ]
-        return out
+            ),
+        )
 
 
 @dataclass(frozen=True, eq=False)
@@ -78,8 +71,10 @@ class UnsupportedSpec:
     adapter: Adapter
     reason: str
 
-    def static(self) -> dict[str, Any]:
-        return dict(_case_and_framework(self.case, self.adapter), check=CheckName.UNSUPPORTED)
+    def static(self) -> ItemStatic:
+        return ItemStatic(
+            **_case_and_framework(self.case, self.adapter), check=CheckName.UNSUPPORTED
+        )
 
 
 @dataclass(frozen=True, eq=False)
@@ -89,8 +84,8 @@ class CaseErrorSpec:
     name: str
     error: CaseError
 
-    def static(self) -> dict[str, Any]:
-        return dict(
+    def static(self) -> ItemStatic:
+        return ItemStatic(
             case=self.error.case_id,
             file=self.error.file,
             line=self.error.line,

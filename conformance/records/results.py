@@ -13,16 +13,24 @@ import os
 import re
 import tempfile
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from conformance.kinds import ERROR_KINDS, Kind
+from conformance.records.record import (
+    OUTCOMES,
+    ItemResult,
+    ItemStatic,
+    Outcome,
+    Record,
+    build_record,
+    float_name,
+)
 
 SCHEMA_VERSION = 1
 STATIC_KEY = "conformance"
 RESULT_KEY = "conformance_result"
-OUTCOMES = ("passed", "failed", "error", "skipped", "xfailed", "xpassed")
 
 
 def is_case_nodeid(nodeid: str) -> bool:
@@ -50,13 +58,18 @@ def _longrepr_text(report: Any) -> str:
 
 @dataclass
 class _Pending:
-    static: dict = field(default_factory=dict)
-    result: dict = field(default_factory=dict)
-    outcome: str | None = None
+    static: ItemStatic | None = None
+    result: ItemResult = field(default_factory=ItemResult)
+    outcome: Outcome | None = None
     message: str = ""
     duration: float = 0.0
     #: Messages of earlier runs that crashed their worker (``--crash-retries``).
     crashes: list[str] = field(default_factory=list)
+
+
+def _static(report: Any) -> ItemStatic | None:
+    props = _props(report, STATIC_KEY)
+    return ItemStatic.from_json(props) if props else None
 
 
 class ResultsCollector:
@@ -64,17 +77,17 @@ class ResultsCollector:
 
     def __init__(self) -> None:
         self.pending: dict[str, _Pending] = {}
-        self.records: dict[str, dict] = {}
+        self.records: dict[str, Record] = {}
         self.collected: list[str] | None = None
         #: Static metadata of collected items, where this process collected them itself.
-        self.static: dict[str, dict] = {}
+        self.static: dict[str, ItemStatic | None] = {}
 
     def set_collected(self, nodeids: list[str], items: list | None = None) -> None:
         if self.collected is None:
             self.collected = [n for n in nodeids if is_case_nodeid(n)]
         for item in items or ():
             if is_case_nodeid(item.nodeid):
-                self.static[item.nodeid] = _props(item, STATIC_KEY)
+                self.static[item.nodeid] = _static(item)
 
     def add_report(self, report: Any) -> None:
         if not is_case_nodeid(report.nodeid):
@@ -83,8 +96,10 @@ class ResultsCollector:
         if report.outcome == "rerun":  # a crashed run, queued again (plugin._retry_crash)
             p.crashes.append(str(report.longrepr))
             return
-        p.static = p.static or _props(report, STATIC_KEY)
-        p.result = _props(report, RESULT_KEY) or p.result
+        p.static = p.static or _static(report)
+        result = _props(report, RESULT_KEY)
+        if result:
+            p.result = ItemResult.from_json(result)
         p.duration += float(getattr(report, "duration", 0.0) or 0.0)
         wasxfail = getattr(report, "wasxfail", None)
         if report.when == "setup":
@@ -96,11 +111,10 @@ class ResultsCollector:
         elif report.when == "call":
             if wasxfail is not None:
                 p.outcome = "xpassed" if report.passed else "xfailed"
-                p.message = p.result.get("message") or _longrepr_text(report) or str(wasxfail)
+                p.message = p.result.message or _longrepr_text(report) or str(wasxfail)
             elif report.failed:
-                kind = p.result.get("kind")
-                p.outcome = "error" if kind in ERROR_KINDS else "failed"
-                p.message = p.result.get("message") or _longrepr_text(report)
+                p.outcome = "error" if p.result.kind in ERROR_KINDS else "failed"
+                p.message = p.result.message or _longrepr_text(report)
             elif report.skipped:
                 p.outcome, p.message = "skipped", _longrepr_text(report)
             else:
@@ -114,35 +128,29 @@ class ResultsCollector:
             # xdist's report for an item whose worker died (``when="???"``); no teardown follows.
             # The plugin's pytest_handlecrashitem attached the kind (crash or timeout).
             p.outcome = "failed"
-            p.result = {**p.result, "kind": p.result.get("kind") or Kind.CRASH}
-            p.message = p.result.get("message") or _longrepr_text(report)
+            p.result = replace(p.result, kind=p.result.kind or Kind.CRASH)
+            p.message = p.result.message or _longrepr_text(report)
             self._finish(report.nodeid)
 
     def _finish(self, nodeid: str) -> None:
         p = self.pending.pop(nodeid)
-        record = {"nodeid": nodeid, **(p.static or static_from_nodeid(nodeid))}
-        record.update(
-            {
-                "outcome": p.outcome or "error",
-                "kind": p.result.get("kind"),
-                "message": p.message,
-                "metrics": p.result.get("metrics", {}),
-                "duration": round(p.duration, 6),
-            }
+        self.records[nodeid] = build_record(
+            nodeid,
+            p.static or static_from_nodeid(nodeid),
+            p.result,
+            p.outcome or "error",
+            p.message,
+            p.duration,
+            tuple(p.crashes),
         )
-        for key, value in p.result.get("extra", {}).items():
-            record[key] = value
-        if p.crashes:
-            record["crashes"] = p.crashes
-        self.records[nodeid] = record
 
-    def finalize(self, reason: str, started: str | None = None) -> list[dict]:
+    def finalize(self, reason: str, started: str | None = None) -> list[Record]:
         """Every collected item's record; an item with no result gets an ``error`` record of
         kind ``no_result``: ``reason`` if it never started, ``started`` if it never finished."""
         for nodeid, p in list(self.pending.items()):
             if p.outcome is None:
                 p.outcome, p.message = "error", started or reason
-                p.result = {**p.result, "kind": Kind.NO_RESULT}
+                p.result = replace(p.result, kind=Kind.NO_RESULT)
             self._finish(nodeid)
         order = self.collected if self.collected is not None else list(self.records)
         out = []
@@ -150,14 +158,7 @@ class ResultsCollector:
             rec = self.records.get(nodeid)
             if rec is None:
                 static = self.static.get(nodeid) or static_from_nodeid(nodeid)
-                rec = {
-                    "nodeid": nodeid,
-                    **static,
-                    "outcome": "error",
-                    "kind": Kind.NO_RESULT,
-                    "message": reason,
-                    "metrics": {},
-                }
+                rec = build_record(nodeid, static, ItemResult(kind=Kind.NO_RESULT), "error", reason)
             out.append(rec)
         listed = set(order)
         extra = [r for n, r in self.records.items() if n not in listed]
@@ -169,29 +170,27 @@ _ITEM_NAME = re.compile(
 )
 
 
-def static_from_nodeid(nodeid: str) -> dict:
+def static_from_nodeid(nodeid: str) -> ItemStatic:
     """What a nodeid says of an item that never reported (an xdist controller never sees the
     items themselves): ``file::case[framework-dtype-check]``."""
     file, _, name = nodeid.partition("::")
     match = _ITEM_NAME.match(name)
     if not match:
-        return {"file": file}
-    return {
-        "case": match["case"],
-        "file": file,
-        "framework": match["fw"],
-        "dtype": match["dtype"],
-        "check": match["check"],
-    }
+        return ItemStatic(file=file)
+    return ItemStatic(
+        case=match["case"],
+        file=file,
+        framework=match["fw"],
+        dtype=float_name(match["dtype"]),
+        check=match["check"],
+    )
 
 
-def counts(records: Iterable[dict]) -> dict[str, int]:
-    """Records per outcome, every outcome named (0 included); a record without one, as a hand-
-    edited or truncated results file may hold, counts as an error rather than vanishing."""
-    out = dict.fromkeys(OUTCOMES, 0)
+def counts(records: Iterable[Record]) -> dict[str, int]:
+    """Records per outcome, every outcome named (0 included)."""
+    out: dict[str, int] = dict.fromkeys(OUTCOMES, 0)
     for rec in records:
-        outcome = str(rec.get("outcome") or "error")
-        out[outcome] = out.get(outcome, 0) + 1
+        out[rec.outcome] += 1
     return out
 
 
@@ -254,3 +253,8 @@ def write_atomic(path: str | Path, payload: dict) -> None:
 def load_results(path: str | Path) -> dict:
     with open(path, encoding="utf-8") as fh:
         return json.load(fh)
+
+
+def read_records(path: str | Path) -> list[Record]:
+    """The records of a results.json (of this schema version or an earlier one)."""
+    return [Record.from_json(r) for r in load_results(path)["records"]]

@@ -10,6 +10,7 @@ import xml.etree.ElementTree as ET
 from collections import Counter
 from pathlib import Path
 
+from conformance.records.record import Record
 from conformance.records.results import counts
 from conformance.report.merge import Results
 
@@ -35,9 +36,9 @@ def summary_markdown(results: Results, artifact_url: str | None = None, title: s
     incomplete = results.incomplete()
     if incomplete:
         lines += [f"**Incomplete:** {incomplete}", ""]
-    failing = [r for r in results.records if r.get("outcome") in FAILING]
+    failing = [r for r in results.records if r.outcome in FAILING]
     if failing:
-        cells = Counter((r.get("family") or "(file)", r.get("framework") or "—") for r in failing)
+        cells = Counter((r.static.family or "(file)", r.static.framework or "—") for r in failing)
         frameworks = sorted({fw for _, fw in cells})
         lines += ["### Failures by family × framework", ""]
         lines += ["| family | " + " | ".join(frameworks) + " |"]
@@ -47,10 +48,8 @@ def summary_markdown(results: Results, artifact_url: str | None = None, title: s
             lines.append(f"| {family} | " + " | ".join(row) + " |")
         lines += ["", f"### Failing items ({len(failing)})", ""]
         for r in failing[:LISTED]:
-            kind = f"[{r['kind']}] " if r.get("kind") else ""
-            lines.append(
-                f"- `{r['nodeid']}` ({r['outcome']}): {kind}{_first_line(r.get('message'))}"
-            )
+            kind = f"[{r.kind}] " if r.kind else ""
+            lines.append(f"- `{r.nodeid}` ({r.outcome}): {kind}{_first_line(r.message)}")
         if len(failing) > LISTED:
             lines.append(f"- … and {len(failing) - LISTED} more in the report")
         lines.append("")
@@ -66,9 +65,9 @@ def summary_markdown(results: Results, artifact_url: str | None = None, title: s
 
 def junit_xml(results: Results) -> str:
     """One JUnit document for every shard's records: a testsuite per case file."""
-    by_file: dict[str, list[dict]] = {}
+    by_file: dict[str, list[Record]] = {}
     for record in results.records:
-        by_file.setdefault(record.get("file") or "(unknown)", []).append(record)
+        by_file.setdefault(record.static.file or "(unknown)", []).append(record)
     root = ET.Element("testsuites", name="conformance")
     for file, records in by_file.items():
         tally = counts(records)
@@ -80,20 +79,20 @@ def junit_xml(results: Results) -> str:
             failures=str(tally["failed"] + tally["xpassed"]),
             errors=str(tally["error"]),
             skipped=str(tally["skipped"] + tally["xfailed"]),
-            time=f"{sum(float(r.get('duration') or 0) for r in records):.3f}",
+            time=f"{sum(r.duration or 0 for r in records):.3f}",
         )
         for record in records:
             case = ET.SubElement(
                 suite,
                 "testcase",
                 classname=file,
-                name=record["nodeid"].split("::", 1)[-1],
-                time=f"{float(record.get('duration') or 0):.3f}",
+                name=record.nodeid.split("::", 1)[-1],
+                time=f"{record.duration or 0:.3f}",
             )
-            outcome, message = record.get("outcome"), str(record.get("message") or "")
-            tag = {"failed": "failure", "xpassed": "failure", "error": "error"}.get(str(outcome))
+            outcome, message = record.outcome, record.message
+            tag = {"failed": "failure", "xpassed": "failure", "error": "error"}.get(outcome)
             if tag:
-                ET.SubElement(case, tag, message=_first_line(message), type=str(record.get("kind") or outcome)).text = message  # fmt: skip
+                ET.SubElement(case, tag, message=_first_line(message), type=record.kind or outcome).text = message  # fmt: skip
             elif outcome in ("skipped", "xfailed"):
                 ET.SubElement(case, "skipped", message=_first_line(message) or str(outcome))
     ET.indent(root)

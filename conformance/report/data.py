@@ -9,9 +9,10 @@ reproducer) is rendered once, server-side, into the detail that opens on click.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
+from conformance.records.record import Record
 from conformance.report.values import as_float
 
 #: Worst first: a matrix cell takes the colour of its worst outcome, the list sorts by it.
@@ -74,13 +75,12 @@ def split_nodeid(nodeid: str) -> tuple[str, str]:
     return (file, name) if sep else ("", nodeid)
 
 
-def summary_line(rec: dict) -> str:
+def summary_line(rec: Record) -> str:
     """The one line of a message worth showing in a list: not the header, not shapes."""
-    message = rec.get("message")
-    if not isinstance(message, str) or rec.get("outcome") == "passed":
+    if rec.outcome == "passed":
         return ""
-    lines = [ln.strip() for ln in message.splitlines() if ln.strip()]
-    header = f"{rec.get('file')}::{rec.get('case')}"
+    lines = [ln.strip() for ln in rec.message.splitlines() if ln.strip()]
+    header = f"{rec.static.file}::{rec.static.case}"
     for line in lines:
         if header in line or line.startswith(("framework:", "shapes:")):
             continue
@@ -100,29 +100,28 @@ def compact_ratio(value: Any) -> float | str | None:
     return float(f"{x:.4g}")
 
 
-def browser_payload(records: Sequence[dict], detail_ids: dict[int, int]) -> dict:
+def browser_payload(records: Sequence[Record], detail_ids: dict[int, int]) -> dict:
     """Tables plus one array per record (see :data:`FIELDS`); ``detail_ids`` maps record index
     to the id of its rendered detail."""
     tables = {name: _Table() for name in TABLES}
     tables["outcome"] = _Table(SEVERITY)
     rows = []
     for i, rec in enumerate(records):
-        file, name = split_nodeid(str(rec.get("nodeid", "")))
-        raw = rec.get("metrics")
-        metrics = raw if isinstance(raw, dict) else {}
+        file, name = split_nodeid(rec.nodeid)
+        static = rec.static
         rows.append(
             [
                 tables["file"](file),
                 name,
-                _label(rec.get("case")),
-                tables["family"](_label(rec.get("family"))),
-                tables["framework"](_label(rec.get("framework"))),
-                tables["check"](_label(rec.get("check"))),
-                tables["dtype"](_label(rec.get("dtype"))),
-                tables["device"](_label(rec.get("device"))),
-                tables["outcome"](str(rec.get("outcome") or "error")),
-                tables["kind"](_label(rec.get("kind"))),
-                compact_ratio(metrics.get("max_err_over_tol")),
+                _label(static.case),
+                tables["family"](_label(static.family)),
+                tables["framework"](_label(static.framework)),
+                tables["check"](_label(static.check)),
+                tables["dtype"](_label(static.dtype)),
+                tables["device"](_label(static.device)),
+                tables["outcome"](rec.outcome),
+                tables["kind"](_label(rec.kind)),
+                compact_ratio(rec.metrics.get("max_err_over_tol")),
                 summary_line(rec),
                 detail_ids.get(i, -1),
             ]
@@ -133,6 +132,6 @@ def browser_payload(records: Sequence[dict], detail_ids: dict[int, int]) -> dict
     return out
 
 
-def distinct(records: Sequence[dict], key: str) -> list[str]:
-    """The labels of ``key`` over ``records``, sorted."""
-    return sorted({_label(rec.get(key)) for rec in records})
+def distinct(values: Iterable[object]) -> list[str]:
+    """The labels of ``values`` (one field over the records), sorted."""
+    return sorted({_label(value) for value in values})

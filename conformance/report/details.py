@@ -10,6 +10,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from conformance.records.record import Record
 from conformance.report.values import ElementTable, array_text, as_float, element_table, fmt
 
 #: Metrics in the order people read them; any other metric follows, sorted by name.
@@ -77,22 +78,23 @@ def _text(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value)
 
 
-def _facts(rec: dict) -> list[Row]:
-    version = " ".join(str(x) for x in (rec.get("package"), rec.get("framework_version")) if x)
-    rows = [
-        ("framework", f"{_text(rec.get('framework'))} ({version})" if version else None),
-        ("dtype", rec.get("dtype")),
-        ("device", rec.get("device")),
-        ("check", rec.get("check")),
-        ("kind", rec.get("kind")),
-        ("case", rec.get("case")),
-        ("family", rec.get("family")),
-        ("parametrization", rec.get("parametrization")),
-        ("file", f"{rec['file']}:{rec['line']}" if rec.get("line") else rec.get("file")),
-        ("duration", f"{fmt(rec['duration'], 3)} s" if as_float(rec.get("duration")) else None),
+def _facts(rec: Record) -> list[Row]:
+    static = rec.static
+    version = " ".join(x for x in (static.package, static.framework_version) if x)
+    rows: list[tuple[str, object]] = [
+        ("framework", f"{_text(static.framework)} ({version})" if version else None),
+        ("dtype", static.dtype),
+        ("device", static.device),
+        ("check", static.check),
+        ("kind", rec.kind),
+        ("case", static.case),
+        ("family", static.family),
+        ("parametrization", static.parametrization),
+        ("file", f"{static.file}:{static.line}" if static.line else static.file),
+        ("duration", f"{fmt(rec.duration, 3)} s" if rec.duration else None),
     ]
-    if not rows[0][1] and rec.get("framework"):
-        rows[0] = ("framework", rec.get("framework"))
+    if not rows[0][1] and static.framework:
+        rows[0] = ("framework", static.framework)
     return [Row(label, _text(value)) for label, value in rows if value not in (None, "")]
 
 
@@ -178,30 +180,31 @@ def _shapes(shapes: Any) -> list[Row]:
     return [Row(k, _text(v)) for k, v in shapes.items()]
 
 
-def build_detail(detail_id: int, rec: dict, reproducer_file: str = "") -> Detail:
-    """The view model of ``rec``; every field is optional in the record."""
+def build_detail(detail_id: int, rec: Record, reproducer_file: str = "") -> Detail:
+    """The view model of ``rec``; most of its fields are optional."""
+    attached = rec.attachments
     tables: list[tuple[str, ElementTable]] = []
     raw: list[Row] = []
-    for label, group in _array_groups(rec.get("arrays")):
+    for label, group in _array_groups(attached.arrays):
         table = element_table(group)
         if table is not None:
             tables.append((label, table))
         else:
             raw += _raw_arrays(label, group)
-    reproducer = rec.get("reproducer")
+    reproducer = attached.reproducer or ""
     return Detail(
         id=detail_id,
-        nodeid=str(rec.get("nodeid", "")),
-        outcome=str(rec.get("outcome") or "error"),
-        kind=_text(rec.get("kind")),
+        nodeid=rec.nodeid,
+        outcome=rec.outcome,
+        kind=_text(rec.kind),
         facts=_facts(rec),
-        message=_text(rec.get("message")),
-        metrics=_metrics(rec.get("metrics")),
+        message=rec.message,
+        metrics=_metrics(rec.metrics),
         tables=tables,
         raw_arrays=raw,
-        expected_shapes=_shapes(rec.get("expected_shapes")),
-        inputs=_inputs(rec.get("inputs")),
-        source=_text(rec.get("source")),
-        reproducer=reproducer if isinstance(reproducer, str) else "",
-        reproducer_file=reproducer_file if isinstance(reproducer, str) and reproducer else "",
+        expected_shapes=_shapes(attached.expected_shapes),
+        inputs=_inputs(attached.inputs),
+        source=_text(attached.source),
+        reproducer=reproducer,
+        reproducer_file=reproducer_file if reproducer else "",
     )

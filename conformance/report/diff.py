@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
+from conformance.records.record import Record
 from conformance.report.data import summary_line
 from conformance.report.merge import Results
 
@@ -46,32 +47,28 @@ class Diff:
         yield "removed", "Removed items", self.removed
 
 
-def _outcome(rec: dict) -> str:
-    return str(rec.get("outcome") or "error")
-
-
-def _change(nodeid: str, old: dict | None, new: dict | None) -> Change:
+def _change(nodeid: str, old: Record | None, new: Record | None) -> Change:
     shown = new if new is not None else old
     assert shown is not None
     return Change(
         nodeid=nodeid,
-        old=None if old is None else _outcome(old),
-        new=None if new is None else _outcome(new),
-        kind=str(shown.get("kind") or ""),
+        old=None if old is None else old.outcome,
+        new=None if new is None else new.outcome,
+        kind=shown.kind or "",
         summary=summary_line(shown),
     )
 
 
 def diff_results(old: Results, new: Results, old_label: str, new_label: str) -> Diff:
-    before = {rec["nodeid"]: rec for rec in old.records}
-    after = {rec["nodeid"]: rec for rec in new.records}
+    before = {rec.nodeid: rec for rec in old.records}
+    after = {rec.nodeid: rec for rec in new.records}
     out = Diff(old_label, new_label)
     for nodeid, rec in after.items():
         prev = before.get(nodeid)
         if prev is None:
             out.new.append(_change(nodeid, None, rec))
             continue
-        was, now = _outcome(prev), _outcome(rec)
+        was, now = prev.outcome, rec.outcome
         if was == now:
             out.unchanged += 1
         elif was == "passed" and now in BAD:

@@ -99,10 +99,10 @@ def render_report(results: Results, reproducer_files: Mapping[str, str] | None =
     details: list[tuple[int, Markup]] = []
     detail_ids: dict[int, int] = {}
     for i, rec in enumerate(results.records):
-        if rec.get("outcome") == "passed":
+        if rec.outcome == "passed":
             continue
         detail_ids[i] = len(details)
-        detail = build_detail(len(details), rec, files.get(str(rec.get("nodeid")), ""))
+        detail = build_detail(len(details), rec, files.get(rec.nodeid, ""))
         details.append((detail.id, inert(body(detail))))
     payload = browser_payload(results.records, detail_ids)
     script = asset("report.js")

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from conformance.records.record import Record
 from conformance.records.results import OUTCOMES
 from conformance.records.results import counts as count_outcomes
 
@@ -37,7 +38,7 @@ class Results:
     """The records of one run (merged over its shards) and the run's metadata."""
 
     run: dict
-    records: list[dict]
+    records: list[Record]
     shards: list[Shard] = field(default_factory=list)
 
     @property
@@ -98,18 +99,19 @@ def load_results_files(paths: Sequence[str | Path]) -> Results:
 
 
 def merge(named: Sequence[tuple[str, dict]]) -> Results:
-    """Merge ``(name, results)`` pairs; duplicate nodeids are an error naming both sources."""
+    """Merge ``(name, results)`` pairs, each as its file's JSON holds it, into typed records;
+    duplicate nodeids are an error naming both sources."""
     seen: dict[str, str] = {}
     duplicates: list[tuple[str, str, str]] = []
-    records: list[dict] = []
+    records: list[Record] = []
     shards: list[Shard] = []
     for name, data in named:
         run = data.get("run") or {}
-        shard_records = data.get("records") or []
+        shard_records = [Record.from_json(r) for r in data.get("records") or []]
         counts = run.get("counts") if isinstance(run.get("counts"), dict) else None
         shards.append(Shard(name, run, len(shard_records), counts or count_outcomes(shard_records)))
         for rec in shard_records:
-            nodeid = rec["nodeid"]
+            nodeid = rec.nodeid
             if nodeid in seen:
                 duplicates.append((nodeid, seen[nodeid], name))
             else:

@@ -14,6 +14,8 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from conformance.records.record import Record
+
 DIRNAME = "reproducers"
 MAX_STEM = 120
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
@@ -37,14 +39,12 @@ def safe_stem(nodeid: str) -> str:
     return stem
 
 
-def reproducer_records(records: Iterable[dict]) -> list[dict]:
+def reproducer_records(records: Iterable[Record]) -> list[Record]:
     """Non-passed records that carry a reproducer script."""
     return [
         rec
         for rec in records
-        if rec.get("outcome") not in (None, "passed")
-        and isinstance(rec.get("reproducer"), str)
-        and rec["reproducer"].strip()
+        if rec.outcome != "passed" and (rec.attachments.reproducer or "").strip()
     ]
 
 
@@ -63,7 +63,7 @@ def file_names(nodeids: Sequence[str]) -> dict[str, str]:
     return names
 
 
-def write_reproducers(records: Iterable[dict], directory: str | Path) -> dict[str, Path]:
+def write_reproducers(records: Iterable[Record], directory: str | Path) -> dict[str, Path]:
     """Write one script per reproducible record into ``directory`` (emptied of old scripts
     first); returns nodeid → path. An empty result leaves no empty directory behind."""
     directory = Path(directory)
@@ -76,11 +76,11 @@ def write_reproducers(records: Iterable[dict], directory: str | Path) -> dict[st
             directory.rmdir()
         return {}
     directory.mkdir(parents=True, exist_ok=True)
-    names = file_names([rec["nodeid"] for rec in chosen])
+    names = file_names([rec.nodeid for rec in chosen])
     written = {}
     for rec in chosen:
-        path = directory / names[rec["nodeid"]]
-        text = rec["reproducer"]
+        path = directory / names[rec.nodeid]
+        text = rec.attachments.reproducer or ""
         path.write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
-        written[rec["nodeid"]] = path
+        written[rec.nodeid] = path
     return written

@@ -67,8 +67,16 @@ def run_view(results: Results) -> RunView:
         ("Python", run.get("python")),
         ("platform", run.get("platform")),
         ("machine", run.get("machine")),
-        ("device", run.get("device") or ", ".join(distinct(results.records, "device"))),
-        ("dtypes", ", ".join(d for d in distinct(results.records, "dtype") if d != "(none)")),
+        (
+            "device",
+            run.get("device") or ", ".join(distinct(r.static.device for r in results.records)),
+        ),
+        (
+            "dtypes",
+            ", ".join(
+                d for d in distinct(r.static.dtype for r in results.records) if d != "(none)"
+            ),
+        ),
         ("started", run.get("started")),
         ("duration", _duration(run.get("duration"))),
         ("workers", str(run["workers"]) if run.get("workers") else None),

@@ -15,6 +15,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from conformance.records.record import Record
 from conformance.report.values import as_float
 
 LOW_DECADE, HIGH_DECADE, STEPS_PER_DECADE = -6, 3, 2
@@ -135,20 +136,18 @@ def histogram(framework: str, ratios: Sequence[float], without: int) -> Histogra
     )
 
 
-def histograms(records: Sequence[dict], frameworks: Sequence[str]) -> list[Histogram]:
+def histograms(records: Sequence[Record], frameworks: Sequence[str]) -> list[Histogram]:
     """One histogram per framework (in ``frameworks`` order) that ran at least one item."""
     ratios: dict[str, list[float]] = {fw: [] for fw in frameworks}
     without: dict[str, int] = dict.fromkeys(frameworks, 0)
     for rec in records:
-        fw = str(rec.get("framework") or "")
-        if fw not in ratios or rec.get("outcome") == "skipped":
+        fw = rec.static.framework or ""
+        if fw not in ratios or rec.outcome == "skipped":
             continue
-        raw = rec.get("metrics")
-        metrics = raw if isinstance(raw, dict) else {}
-        r = as_float(metrics.get("max_err_over_tol"))
+        r = as_float(rec.metrics.get("max_err_over_tol"))
         if r is not None:
             ratios[fw].append(abs(r))
-        elif rec.get("outcome") != "passed":  # a failure with nothing to plot: say so
+        elif rec.outcome != "passed":  # a failure with nothing to plot: say so
             without[fw] += 1
     return [
         histogram(fw, ratios[fw], without[fw]) for fw in frameworks if ratios[fw] or without[fw]

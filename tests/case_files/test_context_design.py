@@ -45,7 +45,7 @@ def test_ids_name_the_context_and_its_source_pins_it_again() -> None:
         context = spec.case.context
         assert context is not None
         assert f"{SEPARATOR}{context.name}[" in spec.name, spec.name
-        assert spec.static()["context"] == context.name
+        assert spec.static().context == context.name
         if spec.case.spec.context is not None:
             continue  # a pinned case: its source is the file's own, which pins it already
         # The case's YAML with the item's context: what a user pastes to run exactly this call.

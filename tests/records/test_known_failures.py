@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conformance.known_failures import entries as kf
+from conformance.records.record import Record
 
 STATIC = {
     "case": "cov-value-batch-larger+pad1",
@@ -86,7 +87,7 @@ def test_bad_files_name_file_and_line(tmp_path: Path, text: str, fragment: str) 
 
 
 def test_stale_and_inactive_entries() -> None:
-    records = [dict(STATIC)]
+    records = [Record.from_json({"nodeid": "x::cov", **STATIC})]
     live = kf.Entry(entry(id="live", case="cov-*"), "f:1")
     stale = kf.Entry(entry(id="stale", case="gone-*"), "f:2")
     inactive = kf.Entry(entry(id="old", version="numpyro<0.1"), "f:3")
@@ -168,7 +169,7 @@ def test_names_are_checked_on_load(tmp_path: Path, field, text, fragment) -> Non
 def test_stale_entries_account_for_filters_and_partial_runs() -> None:
     """A float32 run does not call a float64-only entry stale, nor a partial run (a shard, -k)
     an entry for a case it did not run; a complete run still does."""
-    records = [dict(STATIC)]  # one float32 numpyro MVN item
+    records = [Record.from_json({"nodeid": "x::cov", **STATIC})]  # one float32 numpyro MVN item
     float64_only = kf.Entry(entry(id="float64-only", dtype="float64"), "f:1")
     other_case = kf.Entry(entry(id="other-case", case="cov-other"), "f:2")
     entries = [float64_only, other_case]
@@ -179,11 +180,12 @@ def test_stale_entries_account_for_filters_and_partial_runs() -> None:
 def test_entries_for_generated_edges_are_judged_only_in_runs_that_generate_them() -> None:
     """Without --edges no edge item exists: an entry written for generated cases is not stale
     there, and it is again as soon as the run has edge items and it matched none of them."""
-    records = [dict(STATIC)]
+    records = [Record.from_json({"nodeid": "x::cov", **STATIC})]
     for_edges = kf.Entry(entry(id="edges", case=("edge-probs-at-0", "edge-value-at-0")), "f:1")
     mixed = kf.Entry(entry(id="mixed", case=("cov-other", "edge-value-at-0")), "f:2")
     assert [e.id for e in kf.unmatched([for_edges, mixed], records)[0]] == ["mixed"]
-    with_edges = [*records, {**STATIC, "nodeid": "x::edge-value-at-1", "case": "edge-value-at-1"}]
+    edge = {**STATIC, "nodeid": "x::edge-value-at-1", "case": "edge-value-at-1"}
+    with_edges = [*records, Record.from_json(edge)]
     assert [e.id for e in kf.unmatched([for_edges, mixed], with_edges)[0]] == ["edges", "mixed"]
 
 

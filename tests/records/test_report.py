@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from conformance.records.record import Record
 from conformance.report.data import browser_payload, summary_line
 from conformance.report.details import build_detail
 from conformance.report.diff import diff_results, diff_text
@@ -110,14 +111,17 @@ def test_element_table_refuses_mismatched_shapes() -> None:
 
 def test_gradient_arrays_get_one_table_per_parameter() -> None:
     grad = next(r for r in sample.sample_results()["records"] if r.get("kind") == "grad")
-    detail = build_detail(0, grad)
+    detail = build_detail(0, Record.from_json(grad))
     assert [label for label, _ in detail.tables] == ["loc"]
     assert any(row.flag == "bad" and "loc" in row.label for row in detail.metrics)
 
 
 def test_summary_line_skips_the_header_and_shapes() -> None:
     raised = next(r for r in sample.sample_results()["records"] if r.get("kind") == "raises")
-    assert summary_line(raised) == "log_prob raised ZeroDivisionError: integer modulo by zero"
+    assert (
+        summary_line(Record.from_json(raised))
+        == "log_prob raised ZeroDivisionError: integer modulo by zero"
+    )
 
 
 # ----- escaping -----------------------------------------------------------------------------
@@ -149,7 +153,8 @@ def test_csp_allows_exactly_the_page_script() -> None:
 # ----- the browser's table ------------------------------------------------------------------
 def test_payload_indexes_tables_and_keeps_ratio_strings() -> None:
     records = sample.sample_results()["records"]
-    payload = browser_payload(records, {i: i for i in range(len(records))})
+    typed = [Record.from_json(r) for r in records]
+    payload = browser_payload(typed, {i: i for i in range(len(records))})
     f = {name: i for i, name in enumerate(payload["fields"])}
     hostile = next(r for r in payload["records"] if r[f["case"]] == sample.HOSTILE_ID)
     assert hostile[f["ratio"]] == "inf"
@@ -189,7 +194,7 @@ def test_reproducer_names_are_safe_and_unique() -> None:
 def test_reproducers_replace_the_previous_runs(tmp_path: Path) -> None:
     records = sample.sample_results()["records"]
     (tmp_path / "old.py").write_text("stale")
-    written = write_reproducers(records, tmp_path)
+    written = write_reproducers([Record.from_json(r) for r in records], tmp_path)
     expected = [r["nodeid"] for r in records if r.get("reproducer") and r["outcome"] != "passed"]
     assert sorted(written) == sorted(expected)
     assert not (tmp_path / "old.py").exists()

@@ -11,6 +11,7 @@ import pytest
 from test_report import sample
 
 from conformance.cli import main
+from conformance.records.record import Record
 from conformance.records.results import counts
 
 
@@ -24,7 +25,11 @@ def shards(tmp_path: Path) -> tuple[Path, Path, dict, dict]:
     half = len(full["records"]) // 2
     parts = []
     for i, records in enumerate((full["records"][:half], full["records"][half:])):
-        run = {**full["run"], "command": f"pytest --shard {i}", "counts": counts(records)}
+        run = {
+            **full["run"],
+            "command": f"pytest --shard {i}",
+            "counts": counts(map(Record.from_json, records)),
+        }
         parts.append({"run": run, "records": records})
     a = write(tmp_path / "a.json", parts[0])
     b = write(tmp_path / "b.json", parts[1])

@@ -62,7 +62,7 @@ def _selection(root: Path) -> Selection:
 
 
 def _id(spec: ItemSpec) -> str:
-    return item_id(str(spec.static()["file"]), spec.name)
+    return item_id(str(spec.static().file), spec.name)
 
 
 def _shards(selection: Selection) -> dict[str, int]:

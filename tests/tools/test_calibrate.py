@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 from conformance.commands.calibrate import SAMPLING_CHECKS, Tally, _with_sampling_checks
+from conformance.records.record import Record
 
 REPO = Path(__file__).resolve().parents[2]
 SELECTION = ("--framework=torch", "--family=Normal", "--cases=cases/normal.yaml", "-n", "0")
@@ -69,7 +70,7 @@ def test_the_tally_counts_judged_runs_and_keeps_the_worst_pass() -> None:
         {"nodeid": "c", "check": "rsample_grad", "outcome": "xfailed", "metrics": {}},
         {"nodeid": "d", "check": "rsample_grad", "outcome": "skipped"},
     ]  # fmt: skip
-    tally.add(4, records)
+    tally.add(4, [Record.from_json(r) for r in records])
     s = tally.summary()
     assert s["item_runs"] == 2 and s["item_runs_by_check"] == {"sample_fit": 2}
     assert s["failures"] == [{"seed": 4, "nodeid": "b", "message": "no fit"}]
@@ -103,7 +104,7 @@ def test_the_tally_reads_an_items_judgement_in_expectation() -> None:
             "in_expectation": {"item_false_failure_probability": 1e-6, "max_err_over_tol": 0.6},
         },
     }
-    tally.add(1, [record])
+    tally.add(1, [Record.from_json(record)])
     summary = tally.summary()
     assert summary["expected_failures"] == 1e-6
     assert summary["worst_passing"]["ratio"] == 0.6

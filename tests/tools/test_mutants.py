@@ -20,6 +20,7 @@ import pytest
 from conformance.mutants import BY_NAME, CATALOGUE, activate, get
 from conformance.mutants.base import Mutant, Patcher
 from conformance.mutants.kills import glob_match, judge, table
+from conformance.records.record import Record
 
 REPO = Path(__file__).resolve().parents[2]
 TORCHSHARP_MESSAGE = "shape '[1, 3, 1, 1, 3]' is invalid for input of size 3"
@@ -316,9 +317,11 @@ def _mutant(**kw) -> Mutant:
     return Mutant(**{**base, **kw})
 
 
-def _rec(nodeid: str, outcome: str, kind: str | None = None, message: str = "") -> dict:
+def _rec(nodeid: str, outcome: str, kind: str | None = None, message: str = "") -> Record:
     check = nodeid.rsplit("-", 1)[-1].rstrip("]")
-    return {"nodeid": nodeid, "outcome": outcome, "kind": kind, "message": message, "check": check}
+    return Record.from_json(
+        {"nodeid": nodeid, "outcome": outcome, "kind": kind, "message": message, "check": check}
+    )
 
 
 def test_judge_counts_only_what_the_mutant_broke() -> None:
@@ -343,8 +346,8 @@ def test_judge_counts_only_what_the_mutant_broke() -> None:
         _rec(e, "xfailed", "grad"),
     ]
     verdict = judge(_mutant(killers=("*::a[*",)), mutated, baseline)
-    assert [r["nodeid"] for r in verdict.killed] == [a, c, d, e]
-    assert verdict.killed[-1]["masked"] and verdict.already_failing == 1
+    assert [k.nodeid for k in verdict.killed] == [a, c, d, e]
+    assert verdict.killed[-1].masked and verdict.already_failing == 1
     assert verdict.status == "killed" and verdict.ok
 
 
@@ -372,7 +375,7 @@ def test_a_known_failure_killed_with_its_own_kind_is_not_a_wrong_kind() -> None:
     baseline = [_rec(a, "passed"), _rec(b, "xfailed")]
     mutated = [_rec(a, "failed", "eager_only"), _rec(b, "failed", "value")]
     verdict = judge(_mutant(kinds=("eager_only",)), mutated, baseline)
-    assert [r["baseline"] for r in verdict.killed] == ["passed", "xfailed"]
+    assert [k.baseline for k in verdict.killed] == ["passed", "xfailed"]
     assert verdict.ok and not verdict.problems
     # The same wrong kind on an item that passed before is still a problem.
     mutated = [_rec(a, "failed", "value"), _rec(b, "failed", "value")]

@@ -9,6 +9,7 @@ gets its subject from the run's :class:`~conformance.run.subject_factory.Subject
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import warnings
 from pathlib import Path
@@ -25,6 +26,7 @@ from conformance.kinds import Kind
 from conformance.known_failures import entries as known_failures
 from conformance.plan.planner import case_file_id, plan_file
 from conformance.plan.specs import CaseErrorSpec, CheckSpec, UnsupportedSpec
+from conformance.records.record import Attachments, ItemResult, ItemStatic
 from conformance.records.results import RESULT_KEY, STATIC_KEY
 from conformance.reproducers import render as reproducer
 from conformance.run.config.settings import Settings
@@ -52,11 +54,11 @@ class CaseItem(pytest.Item):
     """Every item of a case file: its record's fields travel as JSON properties (see
     :mod:`conformance.records.results`)."""
 
-    def _add_static(self, **static: Any) -> None:
-        self.user_properties.append((STATIC_KEY, json.dumps(static)))
+    def _add_static(self, static: ItemStatic) -> None:
+        self.user_properties.append((STATIC_KEY, json.dumps(static.to_json())))
 
-    def _add_result(self, **result: Any) -> None:
-        self.user_properties.append((RESULT_KEY, json.dumps(result, default=str)))
+    def _add_result(self, result: ItemResult) -> None:
+        self.user_properties.append((RESULT_KEY, json.dumps(result.to_json(), default=str)))
 
     def repr_failure(self, excinfo, style=None):
         if isinstance(excinfo.value, ConformanceProblem):
@@ -140,7 +142,7 @@ class ConformanceItem(CaseItem):
                     run=all(e.failure.run for e in self.expected_failures),
                 )
             )
-        self._add_static(**spec.static())
+        self._add_static(spec.static())
         if settings.item_timeout and self.config.pluginmanager.hasplugin("timeout"):
             # Read by pytest-timeout, whose timer hook the plugin implements for case items.
             self.add_marker(pytest.mark.timeout(settings.item_timeout))
@@ -163,7 +165,7 @@ class ConformanceItem(CaseItem):
                 self._runtest()
         except robustness.ItemTimeout as exc:
             message = f"{self.case.file}::{self.name}: {exc}"
-            self._add_result(kind=Kind.TIMEOUT, message=message)
+            self._add_result(ItemResult(kind=Kind.TIMEOUT, message=message))
             raise ConformanceProblem(message, Kind.TIMEOUT) from None
 
     def _runtest(self) -> None:
@@ -172,20 +174,19 @@ class ConformanceItem(CaseItem):
             subject = factory.subject(self.case, self.adapter, self.binding, self.dtype)
         except CaseInputError as exc:
             message = f"{self.case.file}:{self.case.line}: case {self.case.id!r}: {exc}"
-            self._add_result(kind=Kind.CASE_ERROR, message=message)
+            self._add_result(ItemResult(kind=Kind.CASE_ERROR, message=message))
             raise ConformanceProblem(message, Kind.CASE_ERROR) from exc
         try:
             result = self._run_check(subject)
         except Exception as exc:
-            self._add_result(kind=Kind.HARNESS_ERROR, message=f"{type(exc).__name__}: {exc}")
+            self._add_result(
+                ItemResult(kind=Kind.HARNESS_ERROR, message=f"{type(exc).__name__}: {exc}")
+            )
             raise
-        extra = {} if result.passed else self._failure_context(subject, result)
+        context = Attachments() if result.passed else self._failure_context(subject, result)
         notes = self.adapter.notes(self.binding, subject.inputs.params)
-        if notes:
-            extra["framework_notes"] = notes
-        self._add_result(
-            kind=result.kind, message=result.message, metrics=result.metrics, extra=extra
-        )
+        attachments = dataclasses.replace(context, framework_notes=notes or None)
+        self._add_result(ItemResult(result.kind, result.message, result.metrics, attachments))
         if result.skip_reason:
             pytest.skip(result.skip_reason)
         if not result.passed:
@@ -203,7 +204,7 @@ class ConformanceItem(CaseItem):
                 )
             raise ConformanceProblem(result.message, kind)
 
-    def _failure_context(self, subject: Subject, result) -> dict:
+    def _failure_context(self, subject: Subject, result) -> Attachments:
         """What a report shows beside a failure: the case's YAML, its inputs, small arrays."""
         inputs = {}
         for name, array in {
@@ -221,17 +222,17 @@ class ConformanceItem(CaseItem):
             # Every line a comment: the exception's text must not become code.
             text = f"no reproducer: {type(exc).__name__}: {exc}"
             script = "".join(f"# {line}\n" for line in text.splitlines())
-        return {
-            "reproducer": script,
-            "source": self.case.source,
-            "inputs": inputs,
-            "arrays": result.arrays,
-            "expected_shapes": {
+        return Attachments(
+            reproducer=script,
+            source=self.case.source,
+            inputs=inputs,
+            arrays=result.arrays,
+            expected_shapes={
                 "batch_shape": list(subject.expected.batch_shape),
                 "event_shape": list(subject.expected.event_shape),
                 "log_prob_shape": list(subject.expected.log_prob_shape),
             },
-        }
+        )
 
     def _run_check(self, subject: Subject):
         with contextlib.ExitStack() as stack:
@@ -251,10 +252,12 @@ class InvalidCaseItem(CaseItem):
         super().__init__(**kwargs)
         self.error = spec.error
         self._line = spec.error.line or 1
-        self._add_static(**spec.static())
+        self._add_static(spec.static())
 
     def runtest(self) -> None:
-        self._add_result(kind=Kind.CASE_ERROR, message=str(self.error), extra={"source": ""})
+        self._add_result(
+            ItemResult(Kind.CASE_ERROR, str(self.error), attachments=Attachments(source=""))
+        )
         raise ConformanceProblem(str(self.error), Kind.CASE_ERROR)
 
 
@@ -265,7 +268,7 @@ class UnsupportedItem(CaseItem):
         super().__init__(**kwargs)
         self.reason = spec.reason
         self._line = spec.case.line
-        self._add_static(**spec.static())
+        self._add_static(spec.static())
         self.add_marker(pytest.mark.skip(reason=spec.reason))
 
     def runtest(self) -> None:  # pragma: no cover - always skipped by its marker

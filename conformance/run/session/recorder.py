@@ -21,6 +21,7 @@ from conformance.cases import CASE_SUFFIXES
 from conformance.kinds import Kind
 from conformance.known_failures import entries as known_failures
 from conformance.known_failures.entries import Entry
+from conformance.records.record import Record
 from conformance.records.results import (
     RESULT_KEY,
     SCHEMA_VERSION,
@@ -50,7 +51,7 @@ def conformance_env() -> dict[str, str]:
 
 
 def run_verdict(
-    records: list[dict], shard: tuple[int, int] | None, exitstatus: int
+    records: list[Record], shard: tuple[int, int] | None, exitstatus: int
 ) -> tuple[int, str] | None:
     """(exit status, why) where a run's own status would mislead a CI job, else None.
 
@@ -61,12 +62,11 @@ def run_verdict(
     if not records and shard is not None and exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED:
         k, n = shard
         return pytest.ExitCode.OK, f"conformance: shard {k}/{n} has no items (exit 0)"
-    case_records = [r for r in records if r.get("outcome")]
-    skipped_all = case_records and all(r["outcome"] == "skipped" for r in case_records)
+    skipped_all = records and all(r.outcome == "skipped" for r in records)
     if skipped_all and exitstatus == pytest.ExitCode.OK:
         return (
             pytest.ExitCode.USAGE_ERROR,
-            f"conformance: all {len(case_records)} items were skipped, nothing was tested "
+            f"conformance: all {len(records)} items were skipped, nothing was tested "
             "(are the frameworks installed? see the skip reasons)",
         )
     return None
@@ -186,7 +186,10 @@ class Recorder:
             return
         write_atomic(
             settings.results_path,
-            {"run": self.run_info(int(session.exitstatus), records), "records": records},
+            {
+                "run": self.run_info(int(session.exitstatus), records),
+                "records": [r.to_json() for r in records],
+            },
         )
         self.report_lines = publish_after_run(settings.results_path)  # never raises
 
@@ -232,7 +235,7 @@ class Recorder:
             or named
         )
 
-    def run_info(self, exitstatus: int, records: list[dict]) -> dict:
+    def run_info(self, exitstatus: int, records: list[Record]) -> dict:
         settings: Settings = self.config.stash[SETTINGS_KEY]
         numprocesses = getattr(self.config.option, "numprocesses", None)
         return {

@@ -16,6 +16,14 @@ import random
 import sys
 from typing import Any
 
+
+def _counts(records: list[dict]) -> dict[str, int]:
+    from conformance.records.record import Record
+    from conformance.records.results import counts
+
+    return counts(Record.from_json(r) for r in records)
+
+
 HOSTILE_ID = "<script>window.__pwned = 1</script><img src=x onerror=window.__pwned=2>"
 HOSTILE_MESSAGE = "boom </script><script>window.__pwned = 3</script> <!-- & \u2028 --> <b>bold</b>"
 
@@ -298,10 +306,9 @@ def sample_results() -> dict:
             metrics={"max_err_over_tol": "inf", "expected_at_worst": "-inf"},
         ),
     ]
-    from conformance.records.results import counts
 
     return {
-        "run": {**RUN, "collected": len(records), "counts": counts(records)},
+        "run": {**RUN, "collected": len(records), "counts": _counts(records)},
         "records": records,
     }
 
@@ -415,10 +422,9 @@ def synthetic_results(n: int = 10_000, seed: int = 0) -> dict:
                     if outcome == "skipped":
                         rec["message"] = f"{framework} has no {family} with this parametrization"
                     records.append(rec)
-    from conformance.records.results import counts
 
     return {
-        "run": {**RUN, "collected": len(records), "counts": counts(records)},
+        "run": {**RUN, "collected": len(records), "counts": _counts(records)},
         "records": records,
     }
 
