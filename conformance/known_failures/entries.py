@@ -35,6 +35,7 @@ import fnmatch
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from enum import Enum
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
@@ -363,25 +364,38 @@ class Index:
 FILTERED_FIELDS = ("framework", "family", "check", "dtype", "device")
 
 
+class Coverage(Enum):
+    """How much of its cases a run ran, which decides which entries it can call stale."""
+
+    #: Every item of its cases, less what the filters records show (framework, family, …).
+    WHOLE = "whole"
+    #: Every item of the case files it named, and no other file.
+    NAMED_FILES = "named files"
+    #: Some items of its cases only (a shard, ``--quick``, ``-k``, ``--lf``, node ids): an
+    #: entry that matched none of them may name items the run left out.
+    SAMPLE = "sample"
+
+
 def unmatched(
     entries: Iterable[Entry],
     records: list[Record],
     index: Index | None = None,
-    partial: bool = False,
+    coverage: Coverage = Coverage.WHOLE,
 ) -> tuple[list[Entry], list[Entry]]:
     """(stale entries to warn about, entries whose version does not apply here).
 
-    An entry is stale when it matched no item although the run had items it was written for:
-    one whose framework, family, check, dtype or device this run filtered out is not. A
-    ``partial`` run (a shard, ``--quick``, ``-k``, ``--lf``, named files or ids) ran only some
-    cases, so there an entry is judged only when its case and file patterns met the run too.
+    An entry is stale when it matched no item although the run covered every item it names:
+    one whose framework, family, check, dtype or device this run filtered out is not, nor in a
+    run of named files one whose case or file the run did not have. A run that sampled its
+    cases' items calls no entry stale: only the whole selection can tell.
     """
-    fields = FILTERED_FIELDS + (("case", "file") if partial else ())
+    entries = list(entries)
+    judged = coverage is not Coverage.SAMPLE
+    fields = FILTERED_FIELDS + (("case", "file") if coverage is Coverage.NAMED_FILES else ())
     statics = [r.static.to_json() for r in records]
     seen = {name: {s[name] for s in statics if s.get(name)} for name in fields}
-    entries = list(entries)
     index = index or Index(entries)  # the run's own, built from the same entries, when given
-    matched = {id(e) for s in statics for e in index.matching(s)}
+    matched = {id(e) for s in statics for e in index.matching(s)} if judged else set()
     ran_edges = any(str(r.static.case or "").startswith(EDGE_PREFIX) for r in records)
     stale, inactive = [], []
     for entry in entries:
@@ -395,7 +409,7 @@ def unmatched(
             any(_regex(p).match(x) for p in _globs(getattr(f, name)) for x in seen[name])
             for name in fields
         )
-        if in_scope and id(entry) not in matched:
+        if judged and in_scope and id(entry) not in matched:
             stale.append(entry)
     return stale, inactive
 

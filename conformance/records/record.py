@@ -123,6 +123,9 @@ class Attachments:
     arrays: JsonObject | None = None
     expected_shapes: dict[str, list[int]] | None = None
     framework_notes: JsonObject | None = None
+    #: The warnings the framework raised while the item ran: its record keeps them, the run's
+    #: summary does not (each is {"category", "message", "where"}).
+    warnings: list[JsonObject] | None = None
 
     def to_json(self) -> JsonObject:
         return {
@@ -138,6 +141,7 @@ class Attachments:
             arrays=_dict_or_none(data.get("arrays")),
             expected_shapes=_dict_or_none(data.get("expected_shapes")),
             framework_notes=_dict_or_none(data.get("framework_notes")),
+            warnings=_list_or_none(data.get("warnings")),
         )
 
 
@@ -256,3 +260,7 @@ def _str_or_none(value: object) -> str | None:
 
 def _dict_or_none(value: object) -> Any:
     return value if isinstance(value, dict) else None
+
+
+def _list_or_none(value: object) -> Any:
+    return value if isinstance(value, list) else None

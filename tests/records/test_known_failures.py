@@ -166,15 +166,22 @@ def test_names_are_checked_on_load(tmp_path: Path, field, text, fragment) -> Non
     assert fragment in str(info.value)
 
 
-def test_stale_entries_account_for_filters_and_partial_runs() -> None:
-    """A float32 run does not call a float64-only entry stale, nor a partial run (a shard, -k)
-    an entry for a case it did not run; a complete run still does."""
+def test_stale_entries_account_for_filters_and_what_the_run_covered() -> None:
+    """A float32 run does not call a float64-only entry stale; a run of named files does not
+    call stale an entry for a case it did not have, and a run that sampled items (--quick, a
+    shard, -k) calls nothing stale, not even an entry for its own cases; a whole run does."""
     records = [Record.from_json({"nodeid": "x::cov", **STATIC})]  # one float32 numpyro MVN item
     float64_only = kf.Entry(entry(id="float64-only", dtype="float64"), "f:1")
     other_case = kf.Entry(entry(id="other-case", case="cov-other"), "f:2")
-    entries = [float64_only, other_case]
-    assert [e.id for e in kf.unmatched(entries, records)[0]] == ["other-case"]
-    assert kf.unmatched(entries, records, partial=True)[0] == []
+    # Written for the run's own cases, but for none of the items it ran.
+    left_out = entry(id="left-out", case="cov-*", exclude_case=STATIC["case"])
+    entries = [float64_only, other_case, kf.Entry(left_out, "f:3")]
+    stale = {c: [e.id for e in kf.unmatched(entries, records, coverage=c)[0]] for c in kf.Coverage}
+    assert stale == {
+        kf.Coverage.WHOLE: ["other-case", "left-out"],
+        kf.Coverage.NAMED_FILES: ["left-out"],
+        kf.Coverage.SAMPLE: [],
+    }
 
 
 def test_entries_for_generated_edges_are_judged_only_in_runs_that_generate_them() -> None:

@@ -12,6 +12,7 @@ import contextlib
 import dataclasses
 import json
 import warnings
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -108,15 +109,38 @@ def _item_id(parent: pytest.Collector, name: str) -> dict[str, Any]:
 
 
 @contextlib.contextmanager
-def _own_warning_filters():
-    """Python's default warning filters while an item runs, whatever the calling project's
-    ``filterwarnings`` says (``error`` above all): a framework's warning is recorded (pytest
-    still lists it), never turned into the item's failure. Validation the suite checks for is
-    an exception, not a warning."""
-    with warnings.catch_warnings():
+def _caught_warnings() -> Iterator[list[warnings.WarningMessage]]:
+    """Keep the warnings an item's framework raises for the item's own record, under Python's
+    default filters whatever the calling project's ``filterwarnings`` says (``error`` above
+    all): a warning never becomes the item's failure, and never reaches the run's summary,
+    where it would be read as the suite's own. Validation the suite checks for is an
+    exception, not a warning."""
+    with warnings.catch_warnings(record=True) as caught:
         warnings.resetwarnings()
         warnings.simplefilter("default")
-        yield
+        yield caught
+
+
+def warning_records(caught: list[warnings.WarningMessage]) -> list[dict[str, str]] | None:
+    """The warnings as a record keeps them: category, message and where, each once, the path
+    from the installed package on (so a record does not depend on the machine)."""
+    out: list[dict[str, str]] = []
+    for w in caught:
+        where = f"{_from_package(w.filename)}:{w.lineno}"
+        entry = {"category": w.category.__name__, "message": str(w.message), "where": where}
+        if entry not in out:
+            out.append(entry)
+    return out or None
+
+
+def _from_package(filename: str) -> str:
+    path = Path(filename)
+    for marker in ("site-packages", "dist-packages"):
+        if marker in path.parts:
+            return "/".join(path.parts[path.parts.index(marker) + 1 :])
+    if "conformance" in path.parts:
+        return "/".join(path.parts[len(path.parts) - path.parts[::-1].index("conformance") - 1 :])
+    return path.name
 
 
 class ConformanceItem(CaseItem):
@@ -153,6 +177,13 @@ class ConformanceItem(CaseItem):
     def setup(self) -> None:
         project_fixtures.fill(self)
 
+    def _add_result(self, result: ItemResult) -> None:
+        caught = warning_records(getattr(self, "_warnings", []))
+        if caught:
+            attachments = dataclasses.replace(result.attachments, warnings=caught)
+            result = dataclasses.replace(result, attachments=attachments)
+        super()._add_result(result)
+
     def runtest(self) -> None:
         reason = _cached_unavailable(self.adapter) or _cached_device(self.adapter, self.device)
         if reason:
@@ -161,7 +192,7 @@ class ConformanceItem(CaseItem):
         # the framework, which is slow and not the framework's call hanging.
         timeout, hard = getattr(self, robustness.TIMER_ATTR, (None, False))
         try:
-            with robustness.time_limit(timeout, hard), _own_warning_filters():
+            with robustness.time_limit(timeout, hard), _caught_warnings() as self._warnings:
                 self._runtest()
         except robustness.ItemTimeout as exc:
             message = f"{self.case.file}::{self.name}: {exc}"

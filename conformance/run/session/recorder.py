@@ -20,7 +20,7 @@ from conformance.adapters import installed_adapter_classes, reported_packages
 from conformance.cases import CASE_SUFFIXES
 from conformance.kinds import Kind
 from conformance.known_failures import entries as known_failures
-from conformance.known_failures.entries import Entry
+from conformance.known_failures.entries import Coverage, Entry
 from conformance.records.record import Record
 from conformance.records.results import (
     RESULT_KEY,
@@ -176,7 +176,7 @@ class Recorder:
             settings.known_failures,
             records,
             settings.known_failure_index,
-            partial=self._partial_selection(),
+            coverage=self._coverage(),
         )
         self.verdict = run_verdict(records, settings.shard, exitstatus)
         if self.verdict is not None:
@@ -218,22 +218,28 @@ class Recorder:
         except Exception as exc:  # the explanation must never turn exit 2 into a crash
             return 0, f"(could not tell why: {type(exc).__name__}: {exc})"
 
-    def _partial_selection(self) -> bool:
-        """Whether the run selected some of its cases' items only (not through the filters
-        records show): a shard, --quick, -k/-m, --deselect, --lf, or files and node ids named.
-        Read from the options, since under xdist the controller never sees deselection."""
+    def _coverage(self) -> Coverage:
+        """How much of its cases' items the run selected, beyond the filters records show:
+        some only (a shard, --quick, -k/-m, --deselect, --lf, node ids), whole files named, or
+        all. Read from the options, since under xdist the controller never sees deselection."""
         settings: Settings = self.config.stash[SETTINGS_KEY]
         option = self.config.option
-        named = [a for a in self.config.args if "::" in a or Path(a.split("::")[0]).is_file()]
-        return bool(
-            settings.shard
-            or settings.quick
-            or getattr(option, "keyword", "")
-            or getattr(option, "markexpr", "")
-            or getattr(option, "deselect", None)
-            or getattr(option, "lf", False)
-            or named
+        sampled = any(
+            (
+                settings.shard,
+                settings.quick,
+                getattr(option, "keyword", ""),
+                getattr(option, "markexpr", ""),
+                getattr(option, "deselect", None),
+                getattr(option, "lf", False),
+                any("::" in a for a in self.config.args),
+            )
         )
+        if sampled:
+            return Coverage.SAMPLE
+        if any(Path(a).exists() for a in self.config.args):
+            return Coverage.NAMED_FILES
+        return Coverage.WHOLE
 
     def run_info(self, exitstatus: int, records: list[Record]) -> dict:
         settings: Settings = self.config.stash[SETTINGS_KEY]
@@ -262,6 +268,8 @@ class Recorder:
             "timing": timing_hooks.summary(self.config),
             "known_failure_files": [str(p) for p in settings.all_known_failure_files],
             "stale_known_failures": [{"id": e.id, "source": e.source} for e in self.stale],
+            # A run that sampled its cases' items judges no entry stale (see Coverage).
+            "stale_known_failures_judged": self._coverage() is not Coverage.SAMPLE,
             "inactive_known_failures": [e.id for e in self.inactive],
             "shard": list(settings.shard) if settings.shard else None,
         }
