@@ -170,7 +170,7 @@ def list_items(pytest_args: list[str]) -> int:
         print(f"conformance list: error: {problem}", file=sys.stderr)
         return EXIT_USAGE
     args = pytest_args_of(given)
-    code, items, output = listing.collect(
+    code, items, output, not_offered = listing.collect(
         ["-W", "ignore::pytest.PytestAssertRewriteWarning", *args]
     )
     if code not in (0, 5):
@@ -182,6 +182,7 @@ def list_items(pytest_args: list[str]) -> int:
     if show_ids:
         sys.stdout.write("".join(f"{i['nodeid']}\n" for i in items))
     sys.stdout.write(listing.summary(items) + "\n")
+    sys.stdout.write(listing.not_offered_section(not_offered))
     has_errors = any(i.get("check") == "load" for i in items)
     return EXIT_USAGE if has_errors or not items else EXIT_OK
 
