@@ -295,6 +295,7 @@ def export_edges(
 def export_coverage(fmt: str, out: Path | None) -> int:
     """``conformance coverage``: every shipped distribution class and whether items build it."""
     from conformance.adapters import all_adapters
+    from conformance.cases.loader import find_case_files
     from conformance.commands.coverage import (
         as_json,
         coverage,
@@ -302,11 +303,13 @@ def export_coverage(fmt: str, out: Path | None) -> int:
         render_markdown,
         render_text,
     )
+    from conformance.plan.not_offered import not_offered
     from conformance.plan.planner import plan
     from conformance.run.config.settings import Settings, parse_options
 
     settings = Settings.from_sources(parse_options([f"--cases={builtin_cases()}"])[0], {})
-    found = coverage(all_adapters(), plan(settings.selection), load_exclusions())
+    lacking = not_offered(settings.selection, find_case_files(builtin_cases())).names()
+    found = coverage(all_adapters(), plan(settings.selection), load_exclusions(), lacking)
     if fmt == "json":
         text = json.dumps(as_json(found), indent=2) + "\n"
     elif fmt == "markdown":
