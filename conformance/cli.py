@@ -170,7 +170,7 @@ def list_items(pytest_args: list[str]) -> int:
         print(f"conformance list: error: {problem}", file=sys.stderr)
         return EXIT_USAGE
     args = pytest_args_of(given)
-    code, items, output = listing.collect(
+    code, items, output, not_offered = listing.collect(
         ["-W", "ignore::pytest.PytestAssertRewriteWarning", *args]
     )
     if code not in (0, 5):
@@ -182,6 +182,7 @@ def list_items(pytest_args: list[str]) -> int:
     if show_ids:
         sys.stdout.write("".join(f"{i['nodeid']}\n" for i in items))
     sys.stdout.write(listing.summary(items) + "\n")
+    sys.stdout.write(listing.not_offered_section(not_offered))
     has_errors = any(i.get("check") == "load" for i in items)
     return EXIT_USAGE if has_errors or not items else EXIT_OK
 
@@ -294,6 +295,7 @@ def export_edges(
 def export_coverage(fmt: str, out: Path | None) -> int:
     """``conformance coverage``: every shipped distribution class and whether items build it."""
     from conformance.adapters import all_adapters
+    from conformance.cases.loader import find_case_files
     from conformance.commands.coverage import (
         as_json,
         coverage,
@@ -301,11 +303,13 @@ def export_coverage(fmt: str, out: Path | None) -> int:
         render_markdown,
         render_text,
     )
+    from conformance.plan.not_offered import not_offered
     from conformance.plan.planner import plan
     from conformance.run.config.settings import Settings, parse_options
 
     settings = Settings.from_sources(parse_options([f"--cases={builtin_cases()}"])[0], {})
-    found = coverage(all_adapters(), plan(settings.selection), load_exclusions())
+    lacking = not_offered(settings.selection, find_case_files(builtin_cases())).names()
+    found = coverage(all_adapters(), plan(settings.selection), load_exclusions(), lacking)
     if fmt == "json":
         text = json.dumps(as_json(found), indent=2) + "\n"
     elif fmt == "markdown":

@@ -18,7 +18,7 @@ from __future__ import annotations
 import importlib
 import inspect
 from collections import defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -75,6 +75,8 @@ class FrameworkCoverage:
     #: Exclusions that no longer hold: the class is covered, or the framework ships no such
     #: class (``coverage.yaml`` must not keep a reason nobody needs).
     stale_exclusions: list[str] = field(default_factory=list)
+    #: Adapter → the suite's families (or ``Family.parametrization``) it does not offer.
+    lacking: dict[str, list[str]] = field(default_factory=dict)
 
     def count(self, status: Status) -> int:
         return sum(1 for c in self.classes.values() if c.status == status)
@@ -188,9 +190,13 @@ def load_exclusions(path: Path = EXCLUSIONS_PATH) -> dict[str, dict[str, str]]:
 
 
 def coverage(
-    adapters: dict[str, Adapter], specs: Iterable[Any], exclusions: dict[str, dict[str, str]]
+    adapters: dict[str, Adapter],
+    specs: Iterable[Any],
+    exclusions: dict[str, dict[str, str]],
+    lacking: Mapping[str, list[str]] | None = None,
 ) -> dict[str, FrameworkCoverage]:
-    """Every framework's shipped classes with their status, from a run's plan (``specs``)."""
+    """Every framework's shipped classes with their status, from a run's plan (``specs``);
+    ``lacking``: adapter → the suite's families it does not offer (no item says so)."""
     from conformance.plan.specs import CheckSpec
 
     frameworks: dict[str, FrameworkCoverage] = {}
@@ -201,6 +207,8 @@ def coverage(
         if fw is None:
             fw = frameworks[package] = FrameworkCoverage(package, "", [], {})
         fw.adapters.append(adapter.name)
+        if (lacking or {}).get(adapter.name):
+            fw.lacking[adapter.name] = list((lacking or {})[adapter.name])
         reason = adapter.unavailable()
         if reason:
             fw.unavailable = reason
@@ -256,6 +264,7 @@ def as_json(frameworks: dict[str, FrameworkCoverage]) -> dict[str, Any]:
                 "missing": fw.count("missing"),
                 "percent_covered": round(fw.percent, 1),
                 **({"unavailable": fw.unavailable} if fw.unavailable else {}),
+                **({"not_offered": fw.lacking} if fw.lacking else {}),
             }
             for package, fw in sorted(frameworks.items())
         },
@@ -266,6 +275,8 @@ def render_text(frameworks: dict[str, FrameworkCoverage]) -> str:
     lines = []
     for _, fw in sorted(frameworks.items()):
         lines.append(fw.summary())
+        for adapter, names in fw.lacking.items():
+            lines.append(f"  not offered by {adapter}: {', '.join(names)}")
         for name, c in sorted(fw.classes.items()):
             if c.status == "covered":
                 families = ", ".join(sorted(c.families))

@@ -1,7 +1,9 @@
 """``conformance list``: what a run would collect, without running it.
 
 Collection goes through the real pytest plugin (same selection options, same case roots), and
-the items are summarised as family × framework counts and per-check totals — or listed by id.
+the items are summarised as family × framework counts and per-check totals — or listed by id —
+followed by what the frameworks do not offer (no item says it: see
+:mod:`conformance.plan.not_offered`).
 """
 
 from __future__ import annotations
@@ -23,9 +25,15 @@ class _Collected(ShortSpelling):
 
     def __init__(self) -> None:
         self.items: list[dict[str, Any]] = []
+        self.not_offered: list[str] = []
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         from conformance.records.results import STATIC_KEY
+        from conformance.run.session.case_files import run_not_offered
+        from conformance.run.session.items import SETTINGS_KEY
+
+        if SETTINGS_KEY in session.config.stash:  # (a run without case files has no plugin)
+            self.not_offered = run_not_offered(session.config).lines()
 
         for item in session.items:
             static: dict[str, Any] = next(
@@ -34,15 +42,21 @@ class _Collected(ShortSpelling):
             self.items.append({"nodeid": item.nodeid, **static})
 
 
-def collect(pytest_args: list[str]) -> tuple[int, list[dict[str, Any]], str]:
-    """(pytest exit code, items' static metadata, pytest's own output)."""
+def collect(pytest_args: list[str]) -> tuple[int, list[dict[str, Any]], str, list[str]]:
+    """(pytest exit code, items' static metadata, pytest's own output, one line per framework
+    of what it does not offer)."""
     collected = _Collected()
     buffer = io.StringIO()
     with contextlib.redirect_stdout(buffer):
         code = pytest.main(
             [*pytest_args, "--collect-only", "-q", "--conformance-no-results"], plugins=[collected]
         )
-    return int(code), collected.items, buffer.getvalue()
+    return int(code), collected.items, buffer.getvalue(), collected.not_offered
+
+
+def not_offered_section(lines: list[str]) -> str:
+    """``not offered:`` and a line per framework (``gpytorch lacks Bernoulli, …``); "" if none."""
+    return "".join(["not offered:\n", *(f"  {line}\n" for line in lines)]) if lines else ""
 
 
 def summary(items: list[dict[str, Any]]) -> str:
@@ -79,6 +93,6 @@ def summary(items: list[dict[str, Any]]) -> str:
     unsupported = checks.get("unsupported", 0)
     lines.append(
         f"{len(items)} items: {len(families)} families × {len(frameworks)} frameworks; "
-        f"{errors} case errors, {unsupported} unsupported"
+        f"{errors} case errors, {unsupported} unsupported inputs"
     )
     return "\n".join(lines)

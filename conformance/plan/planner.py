@@ -1,10 +1,12 @@
 """The plan: which items a run has, without pytest.
 
 ``plan_file`` turns a case file into item specs — one per framework × dtype × check, plus a
-located error spec for a broken case and one unsupported spec per framework that lacks a family
-or an input — in the order the run collects them. The pytest plugin wraps each spec in an item;
-the bench baseline and the listing read the same specs, so every front agrees on what exists.
-Nothing is dropped silently, and one broken case never takes the file's other cases with it.
+located error spec for a broken case and one unsupported spec where a framework rejects a
+case's particular inputs — in the order the run collects them. The pytest plugin wraps each
+spec in an item; the bench baseline and the listing read the same specs, so every front agrees
+on what exists. A framework that lacks a family or parametrisation has no item for it: the run
+says so once, as data (:mod:`~conformance.plan.not_offered`). Nothing is dropped silently, and
+one broken case never takes the file's other cases with it.
 """
 
 from __future__ import annotations
@@ -41,11 +43,10 @@ from conformance.registry import Binding
 
 @dataclass
 class _Expansion:
-    """Names already given in one file: an unsupported family is reported once per file, a
-    check that reads the parameters alone runs once per file for the same parameters."""
+    """What one file's expansion shares: a check that reads the parameters alone runs once
+    per file for the same parameters, calling contexts are dealt over a group's cases."""
 
     selection: Selection
-    names: set[str] = field(default_factory=set)
     drawn: set[tuple] = field(default_factory=set)
     #: Each case that may draw calling contexts (by identity) → its family and
     #: parametrization's such cases in the file: the design deals rows to those a framework
@@ -286,11 +287,7 @@ def _expand(expansion: _Expansion, case: Case, params64) -> Iterator[ItemSpec]:
         adapter = selection.adapters[name]
         binding = adapter.binding(case.family, case.parametrization)
         if isinstance(binding, str):
-            item_name = f"{case.family}.{case.parametrization}[{name}-unsupported]"
-            if item_name not in expansion.names:
-                expansion.names.add(item_name)
-                yield UnsupportedSpec(item_name, case, adapter, binding)
-            continue
+            continue  # the framework lacks the family: see conformance.plan.not_offered
         reason = adapter.unsupported_inputs(binding, params64)
         if reason:
             yield UnsupportedSpec(f"{case.id}[{name}-unsupported]", case, adapter, reason)
@@ -365,9 +362,8 @@ def _context_specs(
         axis = adapter.context_axis
         why = check.unsupported_by(adapter, selection.opted_in)
         if isinstance(binding, str) or axis is None or why:
-            if pinned is not None:
-                reason = binding if isinstance(binding, str) else why or f"{name} has no contexts"
-                yield UnsupportedSpec(f"{case.id}[{name}-unsupported]", case, adapter, reason)
+            # Not offered: the family (see conformance.plan.not_offered), or the check, as any
+            # check a framework does not offer has no item; a pinned context changes neither.
             continue
         assert isinstance(adapter, CallingContexts)  # the check's operation is offered
         runs = partial(_takes, adapter, binding)

@@ -64,7 +64,9 @@ class CheckSpec:
 
 @dataclass(frozen=True, eq=False)
 class UnsupportedSpec:
-    """A framework that does not offer this family, parametrisation or input: skipped, with why."""
+    """A framework that has the family but rejects this case's particular inputs (or its pinned
+    calling context): skipped, with why. A family it lacks has no item (see
+    :mod:`conformance.plan.not_offered`)."""
 
     name: str
     case: Case

@@ -57,6 +57,28 @@ def record_model() -> type[pydantic.BaseModel]:
     return typing.cast(type[pydantic.BaseModel], model)
 
 
+#: The run header's ``not_offered``: what the frameworks lack, which has no items.
+NOT_OFFERED: dict[str, Any] = {
+    "description": (
+        "Framework → the families and parametrisations of the run's case files it does not "
+        "offer (no item stands for them), sorted, each with the adapter's reason."
+    ),
+    "type": "object",
+    "additionalProperties": {
+        "type": "array",
+        "items": {
+            "type": "object",
+            "required": ["family", "parametrization", "reason"],
+            "properties": {
+                "family": {"type": "string"},
+                "parametrization": {"type": "string"},
+                "reason": {"type": "string"},
+            },
+        },
+    },
+}
+
+
 def results_schema() -> dict[str, Any]:
     """The JSON Schema of a results.json of :data:`SCHEMA_VERSION`."""
     record = record_model().model_json_schema(ref_template="#/$defs/{model}")
@@ -74,7 +96,10 @@ def results_schema() -> dict[str, Any]:
             "run": {
                 "type": "object",
                 "required": ["schema_version"],
-                "properties": {"schema_version": {"const": SCHEMA_VERSION}},
+                "properties": {
+                    "schema_version": {"const": SCHEMA_VERSION},
+                    "not_offered": NOT_OFFERED,
+                },
             },
             "records": {"type": "array", "items": {"$ref": "#/$defs/Record"}},
         },

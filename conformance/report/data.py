@@ -9,7 +9,7 @@ reproducer) is rendered once, server-side, into the detail that opens on click.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from conformance.records.record import Record
@@ -100,9 +100,15 @@ def compact_ratio(value: Any) -> float | str | None:
     return float(f"{x:.4g}")
 
 
-def browser_payload(records: Sequence[Record], detail_ids: dict[int, int]) -> dict:
+def browser_payload(
+    records: Sequence[Record],
+    detail_ids: dict[int, int],
+    not_offered: Mapping[str, Sequence[Mapping[str, str]]] | None = None,
+) -> dict:
     """Tables plus one array per record (see :data:`FIELDS`); ``detail_ids`` maps record index
-    to the id of its rendered detail."""
+    to the id of its rendered detail. ``not_offered`` (the run header's, see
+    :func:`~conformance.report.merge.not_offered_of`) travels as ``[family, framework,
+    parametrization, reason]`` rows, indexes into the same tables: the matrix's "not offered"."""
     tables = {name: _Table() for name in TABLES}
     tables["outcome"] = _Table(SEVERITY)
     rows = []
@@ -126,7 +132,12 @@ def browser_payload(records: Sequence[Record], detail_ids: dict[int, int]) -> di
                 detail_ids.get(i, -1),
             ]
         )
-    out: dict[str, Any] = {"fields": list(FIELDS), "records": rows}
+    lacking = [
+        [tables["family"](e["family"]), tables["framework"](fw), e["parametrization"], e["reason"]]
+        for fw, entries in (not_offered or {}).items()
+        for e in entries
+    ]
+    out: dict[str, Any] = {"fields": list(FIELDS), "records": rows, "not_offered": lacking}
     for name, table in tables.items():
         out[TABLES[name]] = table.values
     return out

@@ -26,7 +26,7 @@ from markupsafe import Markup
 from conformance import __version__
 from conformance.report.data import NONE, browser_payload
 from conformance.report.details import build_detail
-from conformance.report.merge import Results
+from conformance.report.merge import Results, not_offered_of
 from conformance.report.summary import run_view
 from conformance.report.svg import histograms
 from conformance.report.values import fmt
@@ -104,9 +104,10 @@ def render_report(results: Results, reproducer_files: Mapping[str, str] | None =
         detail_ids[i] = len(details)
         detail = build_detail(len(details), rec, files.get(rec.nodeid, ""))
         details.append((detail.id, inert(body(detail))))
-    payload = browser_payload(results.records, detail_ids)
+    payload = browser_payload(results.records, detail_ids, not_offered_of([results.run]))
     script = asset("report.js")
-    frameworks = [fw for fw in payload["frameworks"] if fw != NONE]
+    ran = {rec.static.framework for rec in results.records}
+    frameworks = [fw for fw in payload["frameworks"] if fw != NONE and fw in ran]
     return env.get_template("index.html.j2").render(
         run=run_view(results),
         payload=payload,

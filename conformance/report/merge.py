@@ -173,7 +173,26 @@ def merge_runs(shards: Sequence[Shard]) -> dict:
         "exitstatus": max((int(r.get("exitstatus") or 0) for r in runs), default=0),
         "collected": sum(int(r.get("collected") or 0) for r in runs),
         "counts": counts,
+        "not_offered": not_offered_of(runs),
     }
+
+
+def not_offered_of(runs: Sequence[dict]) -> dict[str, list[dict[str, str]]]:
+    """The run headers' ``not_offered`` as one (shards of a run say the same; the union, sorted,
+    also reads a file written before the field)."""
+    found: dict[str, dict[tuple[str, str, str], dict[str, str]]] = {}
+    for run in runs:
+        lacking = run.get("not_offered")
+        for framework, entries in (lacking if isinstance(lacking, dict) else {}).items():
+            for e in entries if isinstance(entries, list) else ():
+                if isinstance(e, dict) and {"family", "parametrization", "reason"} <= e.keys():
+                    key = (str(e["family"]), str(e["parametrization"]), str(e["reason"]))
+                    found.setdefault(str(framework), {})[key] = {
+                        "family": key[0],
+                        "parametrization": key[1],
+                        "reason": key[2],
+                    }
+    return {fw: [entries[k] for k in sorted(entries)] for fw, entries in sorted(found.items())}
 
 
 def _is_number(value: Any) -> bool:

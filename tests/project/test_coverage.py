@@ -119,3 +119,21 @@ def test_cli_json_has_every_class_with_its_status() -> None:
     assert torch["Normal"]["status"] == "covered" and "Normal" in torch["Normal"]["family"]
     assert data["frameworks"]["numpyro"]["Unit"]["status"] == "excluded"
     assert data["summary"]["torch"]["classes"] == 41
+
+
+def test_each_adapter_names_the_suites_families_it_does_not_offer() -> None:
+    """A family an adapter lacks has no item (no placeholder): coverage names it instead."""
+    from conformance.cases.loader import find_case_files
+    from conformance.commands.coverage import render_text
+    from conformance.plan.not_offered import not_offered
+
+    settings = Settings.from_sources(parse_options([f"--cases={builtin_cases()}"])[0], {})
+    offers = not_offered(settings.selection, find_case_files(builtin_cases()))
+    lacking = offers.names()
+    assert "Bernoulli" in lacking["gpytorch"] and "Normal" in lacking["gpytorch"]
+    assert "MultivariateNormal.scale_tril" in lacking["gpytorch"]  # it offers covariance_matrix
+    assert [e for e in offers.lacking if e.framework == "gpytorch" and e.family == "Bernoulli"]
+    assert list(offers.lacking) == sorted(offers.lacking)
+    text = render_text(coverage(all_adapters(), [], {}, lacking))
+    line = f"  not offered by gpytorch: {', '.join(lacking['gpytorch'])}"
+    assert line in text.splitlines()

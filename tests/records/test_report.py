@@ -60,6 +60,26 @@ def test_merge_sums_counts_and_keeps_every_record() -> None:
     assert results.run["duration"] == 30.0 and results.run["duration_total"] == 42.5
 
 
+def test_merged_shards_say_once_what_the_frameworks_do_not_offer() -> None:
+    """Every shard of a run says the same; a file written before the field says nothing."""
+    a = sample.sample_results()
+    b = {"run": {**a["run"], "not_offered": {}}, "records": []}
+    old = {"run": {k: v for k, v in a["run"].items() if k != "not_offered"}, "records": []}
+    c = {"run": a["run"], "records": []}
+    results = merge([("a.json", a), ("b.json", b), ("old.json", old), ("c.json", c)])
+    assert results.run["not_offered"] == a["run"]["not_offered"]
+
+
+def test_the_payload_carries_what_is_not_offered_as_table_indexes() -> None:
+    results = _results(sample.sample_results())
+    payload = browser_payload(results.records, {}, results.run["not_offered"])
+    [(family, framework, parametrization, reason)] = payload["not_offered"]
+    assert payload["families"][family] == "Normal"
+    assert payload["frameworks"][framework] == "gpytorch.dense"
+    assert (parametrization, reason) == ("loc_scale", "gpytorch.dense has no Normal")
+    assert browser_payload(results.records, {})["not_offered"] == []
+
+
 def test_duplicate_nodeids_across_shards_are_an_error_naming_both() -> None:
     a = sample.sample_results()
     with pytest.raises(ResultsError, match=r"duplicate nodeid .* in a\.json and in b\.json"):

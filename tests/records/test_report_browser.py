@@ -141,6 +141,24 @@ def test_matrix_counts_every_family_framework_check(browser, sample_report) -> N
     assert "w-skipped" in page.page.locator(skips).get_attribute("class")
 
 
+def test_a_family_a_framework_lacks_shows_as_not_offered_with_why(browser, sample_report) -> None:
+    """From the run header, not from records: one cell over the framework's checks."""
+    path, payload = sample_report
+    page = Page(browser, path)
+    cell = page.page.locator(
+        "#matrix td.not-offered[data-family='Normal'][data-framework='gpytorch.dense']"
+    )
+    expect(cell).to_have_text("not offered")
+    assert cell.get_attribute("title") == "loc_scale: gpytorch.dense has no Normal"
+    checks = {r["check"] for r in payload["records"] if r.get("framework") == "gpytorch.dense"}
+    assert cell.get_attribute("colspan") == str(len(checks))
+    assert page.page.locator("#matrix td.not-offered").count() == 1
+    assert ("Normal", "gpytorch.dense", "log_prob") not in page.matrix()  # no counts, no skip
+    page.page.get_by_role("checkbox", name="gpytorch.dense", exact=True).uncheck()
+    expect(cell).to_have_count(0)  # its framework filtered out: no column to stand in
+    assert page.errors == []
+
+
 def test_filters_and_search_recount_the_matrix(browser, sample_report) -> None:
     path, payload = sample_report
     page = Page(browser, path)

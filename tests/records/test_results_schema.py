@@ -64,6 +64,21 @@ def test_the_schema_rejects_what_a_record_cannot_hold() -> None:
         jsonschema.validate({**payload, "run": {"schema_version": 2}}, results_schema())
 
 
+def test_the_schema_holds_what_the_frameworks_do_not_offer() -> None:
+    entry = {
+        "family": "Bernoulli",
+        "parametrization": "probs",
+        "reason": "gpytorch has no Bernoulli",
+    }
+    run = {"schema_version": 1, "not_offered": {"gpytorch": [entry]}}
+    jsonschema.validate({"run": run, "records": []}, results_schema())
+    for bad in ({"gpytorch": "Bernoulli"}, {"gpytorch": [{"family": "Bernoulli"}]}):
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate(
+                {"run": {**run, "not_offered": bad}, "records": []}, results_schema()
+            )
+
+
 def test_fields_an_item_lacks_stay_out_of_its_record() -> None:
     """A check item names its variant even when it has none; a load error its case and line;
     an item known only by its nodeid, what the nodeid says."""

@@ -229,6 +229,40 @@ def test_command_help_shows_the_suites_options_first(tmp_path: Path) -> None:
         assert "goes to pytest" in proc.stdout.replace("\n", " ")
 
 
+def test_list_ends_with_what_the_frameworks_do_not_offer(tmp_path: Path) -> None:
+    """No placeholder items; one line per framework, a family by name where it lacks every
+    parametrisation the cases use."""
+    import os
+
+    root = write(tmp_path, GOOD + MVN_BY_COVARIANCE_AND_TRIL)
+    code = os.pathsep.join([str(REPO / "tests" / "support"), str(REPO)])  # this checkout's
+    args = ("list", "--cases", str(root), "--check=log_prob", "--edges=off")
+    proc = conformance(
+        *args, "--framework=torch,gpytorch", cwd=tmp_path, env_extra={"PYTHONPATH": code}
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "unsupported" not in proc.stdout.split("items:")[0]
+    assert proc.stdout.endswith(
+        "not offered:\n  gpytorch lacks MultivariateNormal.scale_tril, Normal\n"
+    )
+    proc = conformance(*args, "--framework=torch", cwd=tmp_path, env_extra={"PYTHONPATH": code})
+    assert proc.returncode == 0 and "not offered" not in proc.stdout
+
+
+MVN_BY_COVARIANCE_AND_TRIL = """\
+  - id: cov
+    family: MultivariateNormal
+    parametrization: covariance_matrix
+    params: {loc: [0.0, 0.0], covariance_matrix: [[1.0, 0.0], [0.0, 1.0]]}
+    value: [0.5, 0.5]
+  - id: tril
+    family: MultivariateNormal
+    parametrization: scale_tril
+    params: {loc: [0.0, 0.0], scale_tril: [[1.0, 0.0], [0.0, 1.0]]}
+    value: [0.5, 0.5]
+"""
+
+
 def test_misspelt_options_and_names_get_a_suggestion(tmp_path: Path) -> None:
     proc = conformance("run", "--famly=Normal", cwd=tmp_path)
     assert proc.returncode == 2

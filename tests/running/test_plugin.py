@@ -89,15 +89,19 @@ def test_a_users_case_file_gets_generated_edge_items_by_default(case_dir, run_su
     assert on["run"]["counts"]["failed"] == 0
 
 
-def test_unsupported_family_is_one_skipped_item_with_reason(case_dir, run_suite) -> None:
+def test_a_family_a_framework_lacks_is_no_item_but_the_run_says_so(case_dir, run_suite) -> None:
+    """No placeholder item: the run header's ``not_offered`` names the family, with why."""
     cases = case_dir({"mvn.yaml": GOOD})
     result, data = run_suite(cases, "--framework", "gpytorch", "-rs")
-    result.assert_outcomes(passed=4, skipped=1)
-    skipped = [r for r in data["records"] if r["outcome"] == "skipped"]
-    assert [r["nodeid"] for r in skipped] == [
-        "cases/mvn.yaml::Normal.loc_scale[gpytorch-unsupported]"
-    ]
-    assert skipped[0]["message"] == "gpytorch has no Normal"
+    result.assert_outcomes(passed=4)
+    assert not [r for r in data["records"] if "unsupported" in r["nodeid"]]
+    assert data["run"]["not_offered"] == {
+        "gpytorch": [
+            {"family": "Normal", "parametrization": "loc_scale", "reason": "gpytorch has no Normal"}
+        ]
+    }
+    _, torch = run_suite(cases, "--framework", "torch")
+    assert torch["run"]["not_offered"] == {}
 
 
 def test_keyword_selection(case_dir, run_suite) -> None:
@@ -256,6 +260,11 @@ def test_xdist_run_records_every_item(case_dir, run_suite) -> None:
     _, serial = run_suite(cases, "--framework", "torch,numpyro,gpytorch*", subprocess=True)
     assert nodeids(serial) == ids
     assert [r["outcome"] for r in serial["records"]] == [r["outcome"] for r in data["records"]]
+    # The controller, which plans no items, knows what the frameworks lack all the same.
+    lacking = data["run"]["not_offered"]
+    assert lacking == serial["run"]["not_offered"]
+    assert {e["family"] for e in lacking["gpytorch"]} == {"Bernoulli", "Normal"}
+    assert "torch" not in lacking
 
 
 def test_results_file_is_valid_strict_json(case_dir, run_suite) -> None:

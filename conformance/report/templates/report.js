@@ -49,6 +49,15 @@
       (!text || r[F.case].toLowerCase().includes(text) || r[F.name].toLowerCase().includes(text)));
   }
 
+  // family|framework → "parametrization: reason" lines: what a framework does not offer (the
+  // run header's not_offered), which has no records.
+  const notOffered = new Map();
+  for (const [fam, fw, par, reason] of data.not_offered || []) {
+    const key = `${fam}|${fw}`;
+    if (!notOffered.has(key)) notOffered.set(key, []);
+    notOffered.get(key).push(`${par}: ${reason}`);
+  }
+
   function renderMatrix(rows) {
     const nOut = data.outcomes.length;
     const counts = new Map();
@@ -62,6 +71,11 @@
       c[r[F.outcome]] += 1;
       families.add(r[F.family]);
       columns.add(col);
+    }
+    const shownFrameworks = new Set([...columns].map((col) => Math.floor(col / 100000)));
+    for (const key of notOffered.keys()) {
+      const [fam, fw] = key.split("|").map(Number);
+      if (shownFrameworks.has(fw)) families.add(fam);
     }
     const cols = [...columns].sort((a, b) => a - b);
     const fams = [...families].sort((a, b) => data.families[a].localeCompare(data.families[b]));
@@ -89,9 +103,28 @@
     for (const fam of fams) {
       const tr = el("tr");
       tr.append(el("th", { scope: "row" }, data.families[fam]));
-      for (const col of cols) {
+      for (let k = 0; k < cols.length; k += 1) {
+        const col = cols[k];
         const c = counts.get(`${fam}|${col}`);
         const fw = Math.floor(col / 100000), check = col % 100000;
+        const lacks = notOffered.get(`${fam}|${fw}`);
+        const first = k === 0 || Math.floor(cols[k - 1] / 100000) !== fw;
+        if (lacks && first) {
+          // A framework with no item of the family: one cell over its checks says why.
+          let span = k;
+          while (span < cols.length && Math.floor(cols[span] / 100000) === fw &&
+                 !counts.has(`${fam}|${cols[span]}`)) span += 1;
+          const last = span === cols.length || Math.floor(cols[span] / 100000) !== fw;
+          if (last) {
+            tr.append(el("td", {
+              className: "not-offered", colspan: String(span - k),
+              dataset: { family: data.families[fam], framework: data.frameworks[fw] },
+              title: lacks.join("\n"),
+            }, "not offered"));
+            k = span - 1;
+            continue;
+          }
+        }
         if (!c) {
           tr.append(el("td", { className: "cell empty" }));
           continue;
@@ -105,7 +138,8 @@
             family: data.families[fam], framework: data.frameworks[fw], check: data.checks[check],
             fam: String(fam), fw: String(fw), chk: String(check),
           },
-          title: c.map((n, k) => (n ? `${data.outcomes[k]} ${n}` : "")).filter(Boolean).join(", "),
+          title: c.map((n, k) => (n ? `${data.outcomes[k]} ${n}` : "")).filter(Boolean).join(", ") +
+            (lacks ? `\nnot offered: ${lacks.join("; ")}` : ""),
         });
         if (state.cell && state.cell.fam === fam && state.cell.fw === fw && state.cell.chk === check) {
           td.classList.add("selected");

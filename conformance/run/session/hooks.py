@@ -16,7 +16,6 @@ import pytest
 
 from conformance import __version__
 from conformance.adapters.base import EXECUTABLE_STORE_ENV
-from conformance.cases import CASE_SUFFIXES
 from conformance.plan.shards import in_shard
 from conformance.records.results import (
     RESULT_KEY,
@@ -27,6 +26,7 @@ from conformance.report.junit import default_junitxml
 from conformance.run.config.options import short_options, spelling_prefix
 from conformance.run.config.settings import Settings, SettingsError, split_list
 from conformance.run.session import progress, scheduling
+from conformance.run.session.case_files import is_case_file, run_not_offered
 from conformance.run.session.items import (
     FACTORY_KEY,
     SETTINGS_KEY,
@@ -126,19 +126,8 @@ def pytest_configure(config: pytest.Config) -> None:
             config.option.xmlpath = str(junit)  # read by pytest's junitxml plugin after us
 
 
-def _is_case_file(file_path: Path, config: pytest.Config) -> bool:
-    if file_path.suffix not in CASE_SUFFIXES:
-        return False
-    settings: Settings = config.stash[SETTINGS_KEY]
-    resolved = file_path.resolve()
-    for root in settings.case_roots:
-        if resolved == root or root in resolved.parents:
-            return True
-    return any(Path(a.split("::")[0]).resolve() == resolved for a in config.args)
-
-
 def pytest_collect_file(file_path: Path, parent: pytest.Collector):
-    if _is_case_file(file_path, parent.config):
+    if is_case_file(file_path, parent.config):
         return CaseFileCollector.for_file(parent, file_path)
     return None
 
@@ -158,6 +147,9 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log) -> object | None:
     """Contiguous shares instead of xdist's one-at-a-time ``load`` (see :mod:`scheduling`)."""
     return scheduling.make_scheduler(config, log)
 
+
+#: The families (or parametrisations) a framework lacks that the header names, at most.
+NAMES_IN_HEADER = 8
 
 _MEMORY_GUARD = pytest.StashKey[memory.MemoryGuard]()
 
@@ -206,8 +198,13 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
     versions = ", ".join(f"{k} {v}" for k, v in reported_versions().items())
     env = ", ".join(f"{k}={v}" for k, v in conformance_env().items()) or "(none set)"
     roots = ", ".join(str(r) for r in settings.case_roots) or "(none)"
-    return [
+    lines = [
         f"conformance {__version__}: {versions}",
         f"conformance device: {settings.device}; case roots: {roots}",
         f"conformance env: {env}",
     ]
+    if not hasattr(config, "workerinput"):
+        # What has no items, said once (``conformance list`` names every family).
+        offers = run_not_offered(config)
+        lines += [f"conformance not offered: {line}" for line in offers.lines(NAMES_IN_HEADER)]
+    return lines

@@ -1,8 +1,9 @@
 """pytest collectors and items: the plan's specs (see :mod:`conformance.plan.planner`) as pytest items.
 
 Item names read ``<case-id>[<framework>-<dtype>-<check>]``. A broken case becomes a failing
-``[case-error]`` item, a framework that lacks a family one skipped ``[<framework>-unsupported]``
-item — nothing is dropped silently, and nothing stops the other cases from running. An item
+``[case-error]`` item, a framework that rejects a case's particular inputs a skipped
+``[<framework>-unsupported]`` item — nothing is dropped silently, and nothing stops the other
+cases from running (a family a framework lacks is the run header's ``not_offered``). An item
 gets its subject from the run's :class:`~conformance.run.subject_factory.SubjectFactory`.
 """
 
@@ -293,7 +294,7 @@ class InvalidCaseItem(CaseItem):
 
 
 class UnsupportedItem(CaseItem):
-    """A framework that does not offer this family/parametrisation/input: skipped with why."""
+    """A framework that rejects this case's particular inputs: skipped with why."""
 
     def __init__(self, *, spec: UnsupportedSpec, **kwargs: Any) -> None:
         super().__init__(**kwargs)

@@ -32,6 +32,7 @@ from conformance.records.results import (
 )
 from conformance.report.publish import publish_after_run
 from conformance.run.config.settings import Settings
+from conformance.run.session.case_files import run_not_offered
 from conformance.run.session.items import SETTINGS_KEY
 from conformance.run.worker import robustness, timing_hooks
 from conformance.versions import version_text
@@ -272,6 +273,7 @@ class Recorder:
             "stale_known_failures_judged": self._coverage() is not Coverage.SAMPLE,
             "inactive_known_failures": [e.id for e in self.inactive],
             "shard": list(settings.shard) if settings.shard else None,
+            "not_offered": run_not_offered(self.config).by_framework(),
         }
 
     def pytest_terminal_summary(self, terminalreporter, exitstatus: int) -> None:
