@@ -6,6 +6,7 @@ import importlib.metadata
 from functools import cache
 
 from conformance.adapters.base import Adapter, import_dotted
+from conformance.adapters.capabilities import disagreements
 from conformance.adapters.gpytorch.adapter import (
     GpytorchAdapter,
     GpytorchBlockDiagAdapter,
@@ -84,7 +85,10 @@ def all_adapters(extra: tuple[str, ...] = ()) -> dict[str, Adapter]:
     classes = [*BUILTIN, *entry_point_adapters(), *(load_adapter_class(s) for s in extra)]
     out: dict[str, Adapter] = {}
     for cls in classes:
-        out[cls.name] = cls()
+        adapter = out[cls.name] = cls()
+        claims = disagreements(adapter)
+        if claims:  # an operation it names but cannot run would be skipped without a word
+            raise AdapterLoadError(f"adapter {cls.__name__}: " + "; ".join(claims))
     return out
 
 

@@ -68,3 +68,15 @@ def test_an_implemented_protocol_offers_only_what_the_table_names() -> None:
     assert offers(torch, Operation.GRAD_FUNCTIONAL)
     assert offers(gpytorch, Operation.GRAD)
     assert not offers(gpytorch, Operation.GRAD_FUNCTIONAL)
+
+
+def test_an_adapter_whose_table_claims_more_fails_to_load_with_what_it_claims() -> None:
+    """Loading it is a usage error that names each claim, not a run that skips in silence."""
+    from conformance.adapters import AdapterLoadError, all_adapters
+
+    with pytest.raises(AdapterLoadError) as info:
+        all_adapters(("tests.frameworks.test_capabilities:CoreOnly",))
+    assert str(info.value) == (
+        "adapter CoreOnly: core-only names grad in operations but does not implement "
+        "Differentiates; core-only opts in to vmap, which its operations do not name"
+    )

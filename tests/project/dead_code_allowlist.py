@@ -55,6 +55,9 @@ coverage.readme_line  # the README's coverage line: tests/project/test_coverage.
 coverage.FrameworkCoverage.stale_exclusions  # tests/project/test_coverage.py fails on one
 lowering.unshare_context  # tests/frameworks/test_jax_lowering.py
 
+# Set by keyword through dataclasses.replace, which vulture cannot follow.
+record.Attachments.framework_notes  # run/session/items.py
+
 # ast.unparse reads them: a script's copy of a function has its annotations set to None.
 script.ast.FunctionDef.returns
 script.ast.arg.annotation
