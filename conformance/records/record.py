@@ -112,6 +112,10 @@ _STATIC_TEXT = tuple(
 )
 
 
+#: What a failure's context always writes, empty or not.
+FAILURE_KEYS = ("reproducer", "source", "inputs", "arrays", "expected_shapes")
+
+
 @dataclass(frozen=True)
 class Attachments:
     """What a report shows beside a result: the reproducer, the case's YAML, the inputs and
@@ -126,11 +130,18 @@ class Attachments:
     #: The warnings the framework raised while the item ran: its record keeps them, the run's
     #: summary does not (each is {"category", "message", "where"}).
     warnings: list[JsonObject] | None = None
+    #: A failure's context: its keys are written even when empty (a failure without a script
+    #: says ``"reproducer": null``). Not a key of its own in the file.
+    of_failure: bool = False
 
     def to_json(self) -> JsonObject:
-        return {
-            f.name: v for f in dataclasses.fields(self) if (v := getattr(self, f.name)) is not None
-        }
+        out: JsonObject = {}
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            kept = value is not None or (self.of_failure and f.name in FAILURE_KEYS)
+            if kept and f.name != "of_failure":
+                out[f.name] = value
+        return out
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Attachments:
@@ -142,6 +153,7 @@ class Attachments:
             expected_shapes=_dict_or_none(data.get("expected_shapes")),
             framework_notes=_dict_or_none(data.get("framework_notes")),
             warnings=_list_or_none(data.get("warnings")),
+            of_failure="reproducer" in data,
         )
 
 

@@ -27,7 +27,7 @@ def _flat_fields() -> dict[str, Any]:
     parts = {
         Record: [n for n in typing.get_type_hints(Record) if n not in ("static", "attachments")],
         ItemStatic: list(typing.get_type_hints(ItemStatic)),
-        Attachments: list(typing.get_type_hints(Attachments)),
+        Attachments: [n for n in typing.get_type_hints(Attachments) if n != "of_failure"],
     }
     hints = {
         name: hint

@@ -98,3 +98,23 @@ def test_fields_an_item_lacks_stay_out_of_its_record() -> None:
         "check": "load",
     }
     assert ItemStatic(file="f").to_json() == {"file": "f"}
+
+
+def test_a_failure_without_a_script_still_says_reproducer_null() -> None:
+    """A failure's context writes its keys even when empty, as results.json always has; any
+    other attachment is left out when empty, and both read back to the same JSON."""
+    from conformance.records.record import Attachments
+
+    failure = Attachments(of_failure=True, source="- id: x\n", inputs={}, expected_shapes={})
+    written = failure.to_json()
+    assert written == {
+        "reproducer": None,
+        "source": "- id: x\n",
+        "inputs": {},
+        "arrays": None,
+        "expected_shapes": {},
+    }
+    assert Attachments.from_json(written).to_json() == written
+    passed = Attachments(framework_notes={"path": "cholesky"})
+    assert passed.to_json() == {"framework_notes": {"path": "cholesky"}}
+    assert Attachments.from_json(passed.to_json()) == passed

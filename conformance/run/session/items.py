@@ -255,6 +255,7 @@ class ConformanceItem(CaseItem):
             text = f"no reproducer: {type(exc).__name__}: {exc}"
             script = "".join(f"# {line}\n" for line in text.splitlines())
         return Attachments(
+            of_failure=True,
             reproducer=script,
             source=self.case.source,
             inputs=inputs,
