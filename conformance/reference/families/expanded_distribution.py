@@ -14,8 +14,8 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
+from ..constants import HALF_LOG_2PI
 from ..core import Arrays, Family, Options, OracleError, ParamInfo, ValueInfo
-from .normal import HALF_LOG_2PI
 
 
 class ExpandedDistribution(Family):
