@@ -1,7 +1,8 @@
-"""The oracle's building blocks: parameter metadata, batch semantics, and the family base class.
+"""The family base class, so the batch semantics every framework must reproduce live in one place.
 
-Every family computes its log density on inputs that are already broadcast to one common batch
-shape, so the batch semantics (which every framework must reproduce) live in exactly one place.
+Every family computes on inputs already broadcast to one batch shape (:class:`Family`, whose
+answers at one input :class:`Evaluation` computes once). What a family declares as data is in
+``declarations``; what the oracle knows of the derivatives of its draws, in ``pathwise_law``.
 """
 
 from __future__ import annotations
@@ -14,52 +15,10 @@ from typing import Any
 
 import numpy as np
 
-from . import bounded, domains
+from . import domains
+from .declarations import Arrays, Options, OracleError, ParamInfo, ValueInfo, as_float64
 from .numdiff import richardson_elementwise_grad
-
-Arrays = Mapping[str, np.ndarray]
-Options = Mapping[str, Any]
-
-
-@dataclass(frozen=True)
-class ParamInfo:
-    """What the oracle knows of one parameter: its event rank and its mathematical domain."""
-
-    event_rank: int
-    domain: str
-    integer: bool = False
-    structure: str = "dense"  # how a gradient is compared: dense | symmetric | lower_triangular
-    #: A plain Python number (e.g. LKJCholesky's dimension), not an array: never broadcast,
-    #: not part of the batch shape, passed to frameworks as int/float.
-    static: bool = False
-    #: Values inside the domain where the density changes form at the support's end (Gamma's
-    #: concentration 1: the density at 0 goes from +inf to rate to 0): edges worth a case.
-    form_changes: tuple[float, ...] = ()
-    #: Read for its shape alone (ExpandedDistribution's ``expand_to``: the target batch shape),
-    #: so its values carry no batch and copies of the other parameters per draw cannot be
-    #: expressed against it.
-    shape_only: bool = False
-
-    @property
-    def differentiable(self) -> bool:
-        return not self.integer
-
-
-@dataclass(frozen=True)
-class ValueInfo:
-    """The value's event rank, whether it is discrete, and its support (by name)."""
-
-    event_rank: int
-    support: str
-    discrete: bool = False
-    structure: str = "dense"  # how a gradient w.r.t. the value is compared (see ParamInfo)
-    #: Parameters at whose value the density has a kink in the value (|x − loc|): there it has
-    #: no derivative, so generated points that land on one compare values only.
-    kink_at: tuple[str, ...] = ()
-
-
-class OracleError(ValueError):
-    """Inputs that the oracle cannot evaluate (wrong parameters, shapes that do not broadcast)."""
+from .pathwise_law import PathwiseLaw
 
 
 @dataclass
@@ -140,56 +99,6 @@ class Projection:
 #: The laws draws are held to (:meth:`Family.law`): a univariate CDF, a probability mass
 #: function read from log_prob, one-dimensional projections with known CDFs.
 CDF, PMF, PROJECTIONS = "cdf", "pmf", "projections"
-
-
-@dataclass(frozen=True)
-class BoundedPathwise:
-    """What :meth:`Family.bounded_pathwise` gives: the bumps' placement per batch element, the
-    scale they are placed on, and each parameter's (∂E[g₁]/∂θ, ∂E[g₂]/∂θ), NaN at an element
-    not :attr:`placed` (quartiles that overflow float64) or whose quadrature did not
-    :attr:`converged`."""
-
-    centre: np.ndarray
-    width: np.ndarray
-    log_scale: bool
-    placed: np.ndarray
-    converged: np.ndarray
-    derivatives: dict[str, tuple[np.ndarray, np.ndarray]]
-
-    def terms(self, s: np.ndarray, ds: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Each draw's g₁'(s)·∂s/∂θ and g₂'(s)·∂s/∂θ (:func:`bounded.derivative_terms`):
-        their means must be :attr:`derivatives`."""
-        return bounded.derivative_terms(s, ds, self.centre, self.width, self.log_scale)
-
-    def judged(self, dtype: np.dtype) -> np.ndarray:
-        """Per batch element: placed, converged, and the bumps within the range of draws of
-        ``dtype`` (:func:`bounded.within_range`)."""
-        inside = bounded.within_range(self.centre, self.width, self.log_scale, dtype)
-        return self.placed & self.converged & inside
-
-    def unjudged(self, dtype: np.dtype) -> str:
-        """Why no batch element's draws of ``dtype`` can be judged ("" where some can)."""
-        if np.any(self.judged(dtype)):
-            return ""
-        if not np.any(self.placed):
-            return "the law's quartiles overflow float64 at every batch element"
-        if not np.any(self.placed & self.converged):
-            return "the test functions' quadrature did not converge at any batch element"
-        return (
-            f"the test functions reach beyond {np.dtype(dtype).name}'s range at every batch "
-            "element: draws there round to 0 or overflow and cannot show the law"
-        )
-
-    def description(self, dtype: np.dtype) -> dict[str, Any]:
-        """The test functions as an item's metrics state them."""
-        return {
-            "functions": list(bounded.NAMES),
-            "z": "(log s - centre) / width" if self.log_scale else "(s - centre) / width",
-            "centre": np.asarray(self.centre).tolist(),
-            "width": np.asarray(self.width).tolist(),
-            "judged_elements": int(np.count_nonzero(self.judged(dtype))),
-            "elements": int(np.size(self.placed)),
-        }
 
 
 class Evaluation:
@@ -284,42 +193,25 @@ class Evaluation:
 
 
 @dataclass
-class Family(ABC):
-    """A distribution family as mathematics: parametrisations, shapes, density, gradient, sampling.
+class Family(PathwiseLaw, ABC):
+    """One distribution family as mathematics, so every check reads its truth from one place.
 
-    The contract a family keeps (``tests/oracle/test_family_contract.py`` holds it):
+    A family declares its parametrisations and its value as data and implements a few hooks on
+    inputs already broadcast to one batch shape; broadcasting, membership, the support's ends
+    and the vector-Jacobian product are this class's, once. The hooks (held by
+    ``tests/oracle/test_family_contract.py``):
 
-    - it declares its parametrisations (each parameter's event rank and domain) and its value
-      (event rank, named support, discrete or not) as data;
-    - it implements ``_log_prob`` on inputs already broadcast to one batch shape, inside the
-      support (the base class sets -inf outside it and NaN where a parameter is outside its
-      domain), and ``_sample``;
-    - it may override ``support`` (where the parameters set the support: ends, a total),
-      ``_params_valid`` (constraints between parameters, such as low < high), ``_event_shape``
-      (vector events), ``log_prob_shape`` (where the value's shape decides the event:
-      LKJCholesky without a valid dimension) and ``_grad`` (closed-form elementwise
-      gradients; Richardson differences otherwise) — nothing else: broadcasting, membership, support ends and the
-      vector-Jacobian product are the base class's, once, for every family;
-    - :meth:`evaluate` is the one entry point: it broadcasts the inputs once and returns an
-      :class:`Evaluation`, which computes each answer once; ``log_prob``, ``in_support``,
-      ``params_valid``, ``elementwise_grad`` and ``grad`` are views of one;
-    - the law of its draws is declared once (:meth:`law`): a univariate continuous family
-      gives its CDF (``_cdf``, on broadcast inputs, 0 and 1 beyond the support), a
-      discrete family's probability mass is its log_prob, a multivariate family gives
-      one-dimensional ``_projections`` with known CDFs (a discrete vector family, of its
-      counts); a family with none of these says why in ``no_law`` (its draws are then held to
-      their shapes and support only); where the draws' density is not its log_prob (NumPyro's
-      MaskedDistribution at a masked-out position), ``draw_log_density`` gives it;
-    - a multivariate family whose draws are a map of standard noise that the frameworks share
-      (MultivariateNormal's loc + chol(Σ)·ε) gives that map's pathwise derivatives in
-      ``_pathwise`` (what ``rsample_grad`` holds multivariate draws to; a univariate family's
-      follow from its CDF); one whose draws do not show their noise (a Dirichlet draw is
-      Gamma draws normalised: their sum is lost) gives instead, in ``_draw_moments``, the
-      first two moments of Σ w·x, whose derivatives every reparameterisation's mean pathwise
-      derivatives equal; where those moments do not exist (heavy tails), the expectations of
-      bounded test functions stand in (:meth:`bounded_pathwise`: any univariate continuous law
-      on the real line or the positive half-line; a multivariate family gives the univariate
-      law of Σ w·x in ``_weighted_law``, MultivariateStudentT's a Student t).
+    - ``_log_prob`` inside the support (-inf outside it and NaN at an invalid parameter are set
+      here) and ``_sample``;
+    - where needed, ``support`` (ends or a total the parameters set), ``_params_valid``
+      (constraints between parameters), ``_event_shape``, ``log_prob_shape`` (where the
+      value's shape decides the event) and ``_grad`` (closed forms; Richardson otherwise);
+    - the law of its draws (:meth:`law`): ``_cdf``, the log_prob of a discrete family,
+      ``_projections`` with known CDFs, or why none in ``no_law``;
+    - the derivatives of its draws: :class:`~.pathwise_law.PathwiseLaw`'s hooks.
+
+    :meth:`evaluate` is the one entry point: it broadcasts the inputs once and returns an
+    :class:`Evaluation`; ``log_prob``, ``grad`` and the others are views of one.
     """
 
     name: str
@@ -470,7 +362,7 @@ class Family(ABC):
         is asked of the result is computed once (see :class:`Evaluation`)."""
         key = parametrization or self.default_parametrization
         opts = self.check_options(options)
-        params = _as_float64(params)
+        params = as_float64(params)
         value = np.asarray(value, dtype=np.float64)
         shapes = {k: np.shape(v) for k, v in params.items()} | {"value": np.shape(value)}
         return Evaluation(self, self.broadcast(params, value, key), key, opts, shapes)
@@ -618,7 +510,7 @@ class Family(ABC):
         """The one-dimensional statistics of a draw whose laws are known, for parameters
         broadcast to ``batch`` (a draw's batch part)."""
         key = parametrization or self.default_parametrization
-        broadcast = self.params_broadcast_to(_as_float64(params), tuple(batch), key)
+        broadcast = self.params_broadcast_to(as_float64(params), tuple(batch), key)
         return self._projections(broadcast, key, self.check_options(options))
 
     def _cdf(
@@ -632,252 +524,6 @@ class Family(ABC):
     ) -> list[Projection]:
         """Projections of a draw with known laws, for parameters broadcast to the batch."""
         raise OracleError(f"{self.name} declares no projections")
-
-    def draw_log_density(
-        self, params: Arrays, value: np.ndarray, parametrization: str, options: Options
-    ) -> np.ndarray | None:
-        """The log density of the draws' law at ``value`` (inputs broadcast to one shape), where
-        log_prob is not it; None (the default) where it is. A masked-out position of NumPyro's
-        MaskedDistribution scores 0 whatever its value, while its draws keep the base's law:
-        the implicit derivative of those draws needs the base's density."""
-        return None
-
-    def has_pathwise(self) -> bool:
-        """Whether the oracle knows the pathwise derivatives of these draws from their map of
-        standard noise (:meth:`pathwise`)."""
-        return self._overrides("_pathwise")
-
-    def pathwise(
-        self,
-        params: Arrays,
-        draws: np.ndarray,
-        parametrization: str | None = None,
-        options: Options | None = None,
-        weights: np.ndarray | None = None,
-    ) -> dict[str, np.ndarray]:
-        """For draws x (shape ``(*batch, *event)``) of the family's declared map x = T(θ, ε):
-        ∂(Σ_event w·x)/∂θ at the noise ε that gave each draw, for every parameter, with the
-        parameters broadcast to the draws' batch (one copy per draw); ``weights`` w has the
-        event's shape (default ones). Unequal weights see each coordinate's derivative apart,
-        and a draw on the simplex, whose coordinates' sum is always 1, something at all."""
-        key = parametrization or self.default_parametrization
-        x = np.asarray(draws, dtype=np.float64)
-        rank = self.value.event_rank
-        batch = x.shape[: x.ndim - rank]
-        w = np.ones(x.shape[x.ndim - rank :]) if weights is None else np.asarray(weights, float)
-        broadcast = self.params_broadcast_to(_as_float64(params), tuple(batch), key)
-        return self._pathwise(broadcast, x, w, key, self.check_options(options))
-
-    def _pathwise(
-        self,
-        params: Arrays,
-        draws: np.ndarray,
-        weights: np.ndarray,
-        parametrization: str,
-        options: Options,
-    ) -> dict[str, np.ndarray]:
-        """:meth:`pathwise` on parameters broadcast to the draws' batch."""
-        raise OracleError(f"{self.name} declares no map of noise for its draws")
-
-    def has_pathwise_moments(self) -> bool:
-        """Whether the oracle knows the draws' first two moments along a weighting
-        (:meth:`draw_moments`), and so their derivatives (:meth:`pathwise_moments`)."""
-        return self._overrides("_draw_moments")
-
-    def draw_moments(
-        self,
-        params: Arrays,
-        weights: np.ndarray,
-        batch: tuple[int, ...],
-        parametrization: str | None = None,
-        options: Options | None = None,
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """(E[s], E[s²]) with s = Σ_event w·x, per batch element (the parameters broadcast to
-        ``batch``)."""
-        key, broadcast, w, checked = self._moment_inputs(
-            params, weights, batch, parametrization, options
-        )
-        return self._draw_moments(broadcast, w, key, checked)
-
-    def _moment_inputs(
-        self,
-        params: Arrays,
-        weights: np.ndarray,
-        batch: tuple[int, ...],
-        parametrization: str | None,
-        options: Options | None,
-    ) -> tuple[str, dict[str, np.ndarray], np.ndarray, dict[str, Any]]:
-        """The parametrization, the parameters broadcast to ``batch``, the weights and the
-        checked options, as :meth:`_draw_moments` takes them."""
-        key = parametrization or self.default_parametrization
-        broadcast = self.params_broadcast_to(_as_float64(params), tuple(batch), key)
-        return key, broadcast, np.asarray(weights, dtype=np.float64), self.check_options(options)
-
-    def pathwise_moments(
-        self,
-        params: Arrays,
-        weights: np.ndarray,
-        batch: tuple[int, ...],
-        parametrization: str | None = None,
-        options: Options | None = None,
-        names: list[str] | None = None,
-    ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-        """For every differentiable parameter θ (those in ``names``, where given):
-        (∂E[s]/∂θ, ∂E[s²]/∂θ) with s = Σ_event w·x,
-        per batch element (each of shape (*batch, *θ's event)), by Richardson's differences
-        of :meth:`draw_moments` (closed forms: accurate to about 1e-10).
-
-        For any reparameterisation x = T(θ, ε), d/dθ E[g(x)] = E[∇g(x)·∂x/∂θ]; with g = s and
-        g = s² the mean of each draw's ∂s/∂θ, and of 2s·∂s/∂θ, must be these numbers. They
-        judge pathwise derivatives where no declared map reads the noise back from the draw
-        (``rsample_grad`` in expectation)."""
-        key, broadcast, w, checked = self._moment_inputs(
-            params, weights, batch, parametrization, options
-        )
-        info = self.params(key)
-        wrt, domains = self._differentiated(info, names)
-        found = []
-        for moment in (0, 1):
-
-            def f(moved: dict[str, np.ndarray], moment: int = moment) -> np.ndarray:
-                return self._draw_moments(moved, w, key, checked)[moment]
-
-            found.append(
-                richardson_elementwise_grad(
-                    f,
-                    broadcast,
-                    {k: info[k].event_rank for k in broadcast},
-                    wrt,
-                    domains,
-                )
-            )
-        return {k: (found[0][k], found[1][k]) for k in wrt}
-
-    @staticmethod
-    def _differentiated(
-        info: dict[str, ParamInfo], names: list[str] | None
-    ) -> tuple[list[str], dict[str, str]]:
-        """The parameters an expectation is differentiated by (every differentiable one, or
-        those in ``names``: Wishart's df alone, not every entry of its scale), and the domains
-        Richardson's steps are sized to (numdiff.step_scale sizes a unit-interval step to the
-        ends, and an open unit interval is the same interval; step_scale itself also sizes the
-        gradients' tolerance floors, so it is left as it is)."""
-        wrt = [k for k, p in info.items() if not p.static and not p.integer]
-        if names is not None:
-            wrt = [k for k in wrt if k in names]
-        domains = {
-            k: "unit_interval" if p.domain == "open_unit_interval" else p.domain
-            for k, p in info.items()
-        }
-        return wrt, domains
-
-    def moments_unjudged(self, params: Arrays, parametrization: str | None = None) -> str:
-        """Why the draws' mean pathwise derivatives cannot be judged at ``params`` at the
-        stated false-failure rate ("" where they can): a derivative of infinite variance (a
-        direction y/‖y‖'s, (I − x·xᵀ)/‖y‖, at d = 2) leaves the t statistic's tails far
-        heavier than the normal's."""
-        return ""
-
-    def _draw_moments(
-        self, params: Arrays, weights: np.ndarray, parametrization: str, options: Options
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """:meth:`draw_moments` on parameters broadcast to the batch."""
-        raise OracleError(f"{self.name} declares no moments of its draws")
-
-    def has_bounded_pathwise(self) -> bool:
-        """Whether :meth:`bounded_pathwise` can judge these draws: a univariate continuous law
-        on the real line or the positive half-line, or a family whose weighted draws Σ w·x
-        have such a law (:meth:`_weighted_law`)."""
-        if self._overrides("_weighted_law"):
-            return True
-        return (
-            self.value.event_rank == 0
-            and not self.value.discrete
-            and self.value.support in ("real", "positive")
-        )
-
-    def bounded_pathwise(
-        self,
-        params: Arrays,
-        weights: np.ndarray,
-        batch: tuple[int, ...],
-        parametrization: str | None = None,
-        options: Options | None = None,
-        names: list[str] | None = None,
-    ) -> BoundedPathwise:
-        """For every differentiable parameter θ (those in ``names``, where given):
-        (∂E[g₁(s)]/∂θ, ∂E[g₂(s)]/∂θ), s = Σ_event w·x, per batch element, for the bounded
-        test functions of :mod:`reference.bounded` placed at the law's median and quartile
-        spread; by Richardson's differences of their quadratures.
-
-        Where a law's moments do not exist or rest on its rarest draws (a Student t's df), the
-        mean pathwise derivative of a bounded g still equals these (``rsample_grad`` in
-        expectation, bounded)."""
-        key, broadcast, w, checked = self._moment_inputs(
-            params, weights, batch, parametrization, options
-        )
-        info = self.params(key)
-        wrt, domains_of = self._differentiated(info, names)
-        law, _, _ = self._weighted_law(broadcast, w, key)
-        log_scale = bounded.in_log_scale(law.value.support)
-        drawn = self.sample(
-            broadcast,
-            (bounded.PLACEMENT_DRAWS,),
-            np.random.default_rng(bounded.PLACEMENT_SEED),
-            key,
-        )
-        event_axes = tuple(range(drawn.ndim - self.value.event_rank, drawn.ndim))
-        weighted = (drawn * w).sum(axis=event_axes) if event_axes else drawn * w
-        found_at = bounded.placement(bounded.coordinate(weighted, log_scale))
-        placed = found_at.placed
-        # An element the bumps cannot be placed on is integrated at a stand-in placement (no
-        # NaN reaches the differences) and its derivatives are NaN.
-        at = found_at.where(placed)
-
-        def expectations(moved: dict[str, np.ndarray]) -> tuple:
-            moved_law, moved_params, moved_key = self._weighted_law(moved, w, key)
-            return bounded.expectations(
-                lambda x: moved_law.evaluate(moved_params, x, moved_key, checked).log_prob,
-                at,
-                log_scale,
-            )
-
-        converged = expectations(broadcast)[2]
-        found = []
-        for which in (0, 1):
-
-            def f(moved: dict[str, np.ndarray], which: int = which) -> np.ndarray:
-                return expectations(moved)[which]
-
-            found.append(
-                richardson_elementwise_grad(
-                    f, broadcast, {k: info[k].event_rank for k in broadcast}, wrt, domains_of
-                )
-            )
-        unjudged = ~(placed & converged)
-
-        def masked(d: np.ndarray) -> np.ndarray:
-            mask = unjudged.reshape(unjudged.shape + (1,) * (d.ndim - unjudged.ndim))
-            return np.where(mask, np.nan, d)
-
-        return BoundedPathwise(
-            at.centre,
-            at.width,
-            log_scale,
-            placed,
-            converged,
-            {k: (masked(found[0][k]), masked(found[1][k])) for k in wrt},
-        )
-
-    def _weighted_law(
-        self, params: Arrays, weights: np.ndarray, parametrization: str
-    ) -> tuple[Family, dict[str, np.ndarray], str]:
-        """The univariate law of s = Σ_event w·x (a family, its parameters broadcast to the
-        batch, its parametrization): a multivariate t's s is a Student t. A univariate
-        family's s is its draw (w = 1)."""
-        if self.value.event_rank or np.any(np.asarray(weights) != 1.0):
-            raise OracleError(f"{self.name} declares no law of its weighted draws")
-        return self, dict(params), parametrization
 
     # ----- sampling ---------------------------------------------------------------------------
     def sample(
@@ -954,10 +600,6 @@ def per_distinct(function: Callable[..., np.ndarray], *arrays: np.ndarray) -> np
     )
     found = np.asarray(function(*distinct.view(np.float64).reshape(-1, len(columns)).T))
     return found[np.ravel(inverse)].reshape(shape)
-
-
-def _as_float64(params: Arrays) -> dict[str, np.ndarray]:
-    return {k: np.asarray(v, dtype=np.float64) for k, v in params.items()}
 
 
 def unbroadcast(grad: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:

@@ -19,11 +19,11 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
+from ..constants import HALF_LOG_2PI, LOG_2PI
 from ..core import Arrays, Family, Options, ParamInfo, ValueInfo, vanishing_ratio
 from .binomial import digamma_diff
-from .gamma import HALF_LOG_2PI, bd0, stirlerr
+from .gamma import bd0, stirlerr
 
-LOG_2PI = 2.0 * HALF_LOG_2PI
 #: From here on an argument of log B is "large": Stirling's series serves it.
 LARGE = 10.0
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
+from ..constants import HALF_LOG_2PI
 from ..core import Arrays, Family, Options, ParamInfo, Support, ValueInfo
 
 
@@ -25,7 +26,6 @@ def softplus(x: np.ndarray) -> np.ndarray:
     return np.logaddexp(0.0, x)
 
 
-HALF_LOG_2PI = 0.5 * np.log(2.0 * np.pi)
 #: Below this, Stirling corrections and digamma are taken from scipy directly; above, from their
 #: asymptotic series (truncation error < 1e-17 at 10).
 _ASYMPTOTIC_FROM = 10.0

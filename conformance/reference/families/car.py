@@ -15,11 +15,10 @@ from __future__ import annotations
 import numpy as np
 
 from .. import projections
+from ..constants import LOG_2PI
 from ..core import Arrays, Family, Options, OracleError, ParamInfo, ValueInfo
 from ..pathwise import fold_to, through_cholesky
 from .wishart import _chol_or_identity
-
-LOG_2PI = np.log(2.0 * np.pi)
 
 
 class CAR(Family):

@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..constants import LOG_PI
 from ..core import Arrays, Family, Options, ParamInfo, ValueInfo
-
-LOG_PI = np.log(np.pi)
 
 
 def log1p_square(d: np.ndarray, scale: np.ndarray) -> np.ndarray:

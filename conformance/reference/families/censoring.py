@@ -11,9 +11,9 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
+from ..constants import HALF_LOG_2PI
 from ..core import Arrays, Family, Options, ParamInfo, Support, ValueInfo
 
-HALF_LOG_2PI = 0.5 * np.log(2.0 * np.pi)
 #: The bases, by parametrization: each has loc and scale (LogNormal's are those of log x).
 BASES = ("normal", "log_normal")
 BASE_PARAMS = {"loc": ParamInfo(0, "real"), "scale": ParamInfo(0, "positive")}

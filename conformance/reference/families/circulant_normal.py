@@ -15,9 +15,8 @@ from __future__ import annotations
 import numpy as np
 
 from .. import projections
+from ..constants import LOG_2PI
 from ..core import Arrays, Family, Options, OracleError, ParamInfo, ValueInfo
-
-LOG_2PI = np.log(2.0 * np.pi)
 
 
 def _rfft_index(n: int) -> np.ndarray:

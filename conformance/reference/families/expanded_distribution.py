@@ -1,6 +1,7 @@
 """ExpandedDistribution(Normal(loc, scale), batch_shape) — NumPyro only (``Normal(…).expand``):
 the base's log_prob broadcast to a larger batch shape, and its gradient summed back over the
-dims the expansion added.
+dims the expansion added. The mathematics is Normal's own (``normal.NORMAL``'s hooks, called on
+loc and scale); this family adds the target shape and the check that the base expands to it.
 
 ``batch_shape`` is a shape, not an array; the case gives it as ``expand_to``, an array whose
 shape is the target batch shape (its entries are never read: the binding passes
@@ -12,10 +13,14 @@ or variant asks for it.
 from __future__ import annotations
 
 import numpy as np
-from scipy import special
 
 from ..core import Arrays, Family, Options, OracleError, ParamInfo, ValueInfo
-from .normal import HALF_LOG_2PI
+from .normal import NORMAL
+
+
+def _base(params: Arrays) -> dict[str, np.ndarray]:
+    """The base Normal's parameters: everything but ``expand_to``, whose shape alone counts."""
+    return {"loc": params["loc"], "scale": params["scale"]}
 
 
 class ExpandedDistribution(Family):
@@ -34,22 +39,18 @@ class ExpandedDistribution(Family):
     def _log_prob(
         self, params: Arrays, value: np.ndarray, parametrization: str, options: Options
     ) -> np.ndarray:
-        loc, scale = params["loc"], params["scale"]
-        z = (value - loc) / scale
-        return -0.5 * z * z - np.log(scale) - HALF_LOG_2PI
+        return NORMAL._log_prob(_base(params), value, NORMAL.default_parametrization, options)
 
     def _grad(
         self, params: Arrays, value: np.ndarray, parametrization: str, options: Options
     ) -> dict[str, np.ndarray]:
-        loc, scale = params["loc"], params["scale"]
-        z = (value - loc) / scale
-        return {"loc": z / scale, "scale": (z * z - 1.0) / scale, "value": -z / scale}
+        return NORMAL._grad(_base(params), value, NORMAL.default_parametrization, options)
 
     def _cdf(self, params, value, parametrization, options):
-        return special.ndtr((value - params["loc"]) / params["scale"])
+        return NORMAL._cdf(_base(params), value, NORMAL.default_parametrization, options)
 
     def _sample(self, params, shape, rng, parametrization):
-        return params["loc"] + params["scale"] * rng.standard_normal(shape)
+        return NORMAL._sample(_base(params), shape, rng, NORMAL.default_parametrization)
 
 
 EXPANDED_DISTRIBUTION = ExpandedDistribution(

@@ -12,11 +12,10 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
+from ..constants import HALF_LOG_2PI
 from ..core import Arrays, Family, Options, ParamInfo, ValueInfo
 from .gamma import SUPPORT_LOWER, exclude_zero
 from .truncated_normal import log_gauss_mass
-
-HALF_LOG_2PI = 0.5 * np.log(2.0 * np.pi)
 
 
 def _branches(params: Arrays, value: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -15,11 +15,11 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
+from ..constants import HALF_LOG_2PI
 from ..core import Arrays, Family, Options, ParamInfo, ValueInfo, vanishing_ratio, where_needed
 
 #: Options shared by the half-line families whose support is [0, ∞) in torch and (0, ∞) in NumPyro.
 SUPPORT_LOWER = {"support_lower": ("closed", "open")}
-HALF_LOG_2PI = 0.5 * np.log(2.0 * np.pi)
 #: Below this the Stirling series is not used (its direct formula loses < 1e-14 absolute there).
 STIRLING_FROM = 8.0
 #: Bernoulli-number coefficients B_2k / (2k(2k − 1)) of the Stirling series, k = 1..8.

@@ -28,10 +28,10 @@ import numpy as np
 from scipy import integrate, special
 
 from .. import projections
+from ..constants import HALF_LOG_2PI
 from ..core import Arrays, Family, Options, OracleError, ParamInfo, ValueInfo
 from .wishart import _chol_or_identity
 
-HALF_LOG_2PI = 0.5 * np.log(2.0 * np.pi)
 #: Below this a tail is taken from its series or continued fraction instead of scipy's value.
 TINY = 1e-280
 EPS = np.finfo(float).eps

@@ -15,10 +15,9 @@ from __future__ import annotations
 import numpy as np
 
 from .. import projections
+from ..constants import LOG_2PI
 from ..core import Arrays, Family, Options, OracleError, ParamInfo, ValueInfo
 from .wishart import _chol_or_identity, _eye_where_invalid
-
-LOG_2PI = np.log(2.0 * np.pi)
 
 
 def _previous(params: Arrays, value: np.ndarray) -> np.ndarray:

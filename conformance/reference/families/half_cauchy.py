@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..constants import LOG_2_OVER_PI
 from ..core import Arrays, Family, Options, ParamInfo, ValueInfo
 from .cauchy import cauchy_scale_score, cauchy_score, log1p_square
 from .gamma import SUPPORT_LOWER, exclude_zero
-
-LOG_2_OVER_PI = np.log(2.0 / np.pi)
 
 
 class HalfCauchy(Family):

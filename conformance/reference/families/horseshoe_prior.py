@@ -21,10 +21,11 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
+from ..constants import LOG_2
 from ..core import Arrays, Family, Options, ParamInfo, ValueInfo
 
 LOG_K = -0.5 * np.log(2.0 * np.pi**3)
-LOG_2, LOG_4 = np.log(2.0), np.log(4.0)
+LOG_4 = np.log(4.0)
 #: Below this t the sum and its derivative are taken from their expansions in e^t.
 SERIES_BELOW = -30.0
 

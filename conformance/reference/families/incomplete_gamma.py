@@ -16,13 +16,13 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
+from ..constants import LOG_2
 from ..core import where_needed
 from .gamma import gamma_log_density
 
 #: The lower series is summed this far, and used below z = a + SERIES_REACH (where its terms
 #: have fallen below 1e-17 of the sum by then).
 SERIES_TERMS, SERIES_REACH = 600, 250.0
-LOG_2 = np.log(2.0)
 
 
 def log1mexp(u: np.ndarray) -> np.ndarray:

@@ -10,8 +10,8 @@ from __future__ import annotations
 import numpy as np
 
 from .. import projections
+from ..constants import HALF_LOG_2PI
 from ..core import Arrays, Family, Options, OracleError, ParamInfo, ValueInfo
-from .normal import HALF_LOG_2PI
 
 
 def _fold(grad: np.ndarray, like: np.ndarray) -> np.ndarray:

@@ -16,9 +16,10 @@ import numpy as np
 from scipy import special
 
 from .. import projections
+from ..constants import LOG_2
 from ..core import Arrays, Family, Options, OracleError, ParamInfo, ValueInfo
 from .lkj_cholesky import log_multivariate_gamma
-from .wishart import LOG_2, _chol_or_identity, _eye_where_invalid
+from .wishart import _chol_or_identity, _eye_where_invalid
 
 
 def _positive_diagonal(mat: np.ndarray) -> np.ndarray:

@@ -11,9 +11,8 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
+from ..constants import LOG_2
 from ..core import Arrays, Family, Options, ParamInfo, ValueInfo, vanishing_ratio
-
-LOG_2 = np.log(2.0)
 
 
 def log1mexp(u: np.ndarray) -> np.ndarray:

@@ -6,9 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..constants import LOG_2
 from ..core import Arrays, Family, Options, ParamInfo, ValueInfo
-
-LOG_2 = np.log(2.0)
 
 
 class Laplace(Family):

@@ -11,9 +11,8 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
+from ..constants import LOG_2PI
 from ..core import Arrays, Family, Options, ParamInfo, Support, ValueInfo
-
-LOG_2PI = float(np.log(2.0 * np.pi))
 
 
 class Levy(Family):

@@ -20,9 +20,8 @@ import numpy as np
 from scipy import special
 
 from .. import projections
+from ..constants import LOG_PI
 from ..core import Arrays, Family, Options, OracleError, ParamInfo, ValueInfo
-
-LOG_PI = np.log(np.pi)
 
 
 def log_multivariate_gamma(a: np.ndarray, p: int) -> np.ndarray:

@@ -23,11 +23,10 @@ import numpy as np
 from scipy import special
 
 from .. import projections
+from ..constants import LOG_2
 from ..core import Arrays, Family, Options, ParamInfo, Projection, ValueInfo
 from .lkj_cholesky import LKJCholesky, _dim, _half_offsets, log_lkj_normalizer
 from .wishart import _chol_or_identity
-
-LOG_2 = np.log(2.0)
 
 
 def _parts(value: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -6,9 +6,8 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
+from ..constants import HALF_LOG_2PI
 from ..core import Arrays, Family, Options, ParamInfo, ValueInfo
-
-HALF_LOG_2PI = 0.5 * np.log(2.0 * np.pi)
 
 
 class LogNormal(Family):

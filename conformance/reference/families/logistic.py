@@ -12,9 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..constants import LOG_2_OVER_PI
 from ..core import Arrays, Family, Options, ParamInfo, ValueInfo
-
-LOG_2_OVER_PI = float(np.log(2.0 / np.pi))
 
 
 def _z(params: Arrays, value: np.ndarray) -> np.ndarray:

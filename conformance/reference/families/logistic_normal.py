@@ -23,8 +23,8 @@ import numpy as np
 from scipy import special
 
 from .. import projections
+from ..constants import HALF_LOG_2PI
 from ..core import Arrays, Family, Options, OracleError, ParamInfo, Projection, ValueInfo
-from .normal import HALF_LOG_2PI
 
 
 def _fold(grad: np.ndarray, like: np.ndarray) -> np.ndarray:

@@ -11,10 +11,9 @@ from __future__ import annotations
 import numpy as np
 
 from .. import projections
+from ..constants import LOG_2PI
 from ..core import Arrays, Family, Options, OracleError, ParamInfo, ValueInfo
 from ..pathwise import fold_to
-
-LOG_2PI = np.log(2.0 * np.pi)
 
 
 def low_rank_covariance(cov_factor: np.ndarray, cov_diag: np.ndarray) -> np.ndarray:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
+from ..constants import HALF_LOG_2PI, LOG_PI
 from ..core import Arrays, Family, Options, OracleError, ParamInfo, ValueInfo
 from .categorical import (
     NORMALIZE_OPTION,
@@ -22,9 +23,6 @@ from .categorical import (
     sample_categories,
     weights_of,
 )
-
-HALF_LOG_2PI = 0.5 * np.log(2.0 * np.pi)
-LOG_PI = np.log(np.pi)
 
 
 def _components(params: Arrays, value: np.ndarray) -> tuple[np.ndarray, dict]:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
+from ..constants import HALF_LOG_2PI
 from ..core import Arrays, Family, Options, OracleError, ParamInfo, ValueInfo
 from .categorical import (
     NORMALIZE_OPTION,
@@ -25,7 +26,6 @@ from .categorical import (
     sample_categories,
     weights_of,
 )
-from .normal import HALF_LOG_2PI
 
 
 def _fold(grad: np.ndarray, like: np.ndarray) -> np.ndarray:

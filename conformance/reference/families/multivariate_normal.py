@@ -9,10 +9,9 @@ from __future__ import annotations
 import numpy as np
 
 from .. import projections
+from ..constants import LOG_2PI
 from ..core import Arrays, Family, OracleError, ParamInfo, ValueInfo
 from ..pathwise import fold_to, through_cholesky
-
-LOG_2PI = np.log(2.0 * np.pi)
 
 
 def _solve(a: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -5,9 +5,8 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
+from ..constants import HALF_LOG_2PI
 from ..core import Arrays, Family, ParamInfo, ValueInfo
-
-HALF_LOG_2PI = 0.5 * np.log(2.0 * np.pi)
 
 
 class Normal(Family):

@@ -26,9 +26,9 @@ import numpy as np
 from scipy import special
 
 from .. import projections
+from ..constants import LOG_2PI
 from ..core import Arrays, Family, Options, ParamInfo, Projection, ValueInfo
 
-LOG_2PI = np.log(2.0 * np.pi)
 #: Below t = −CF_BELOW the continued fraction; above it the recurrence (|t| ≤ 1 cancels by at
 #: most a factor e).
 CF_BELOW = 1.0

@@ -18,12 +18,8 @@ import numpy as np
 from scipy import special
 
 from .. import projections
+from ..constants import CIRCLE, LOG_2PI
 from ..core import Arrays, Family, Options, ParamInfo, ValueInfo
-
-LOG_2PI = np.log(2.0 * np.pi)
-#: NumPyro's constraints.circular: the closed interval [−π, π].
-CIRCLE = f"interval:{-np.pi!r},{np.pi!r}"
-
 
 #: Above this concentration scale the integrand's peaks (~1/√scale wide) are integrated on
 #: their own grids; below it one equally spaced grid of up to 64·√scale points resolves them.

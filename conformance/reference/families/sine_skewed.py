@@ -13,12 +13,9 @@ import numpy as np
 from scipy import special
 
 from .. import projections
+from ..constants import CIRCLE, LOG_2PI
 from ..core import Arrays, Family, Options, OracleError, ParamInfo, ValueInfo
 from .von_mises import VON_MISES
-
-LOG_2PI = np.log(2.0 * np.pi)
-#: NumPyro's constraints.circular: the closed interval [−π, π].
-CIRCLE = f"interval:{-np.pi!r},{np.pi!r}"
 
 
 def _fold(grad: np.ndarray, like: np.ndarray) -> np.ndarray:

@@ -15,8 +15,8 @@ import numpy as np
 from scipy import special
 
 from .. import projections
+from ..constants import HALF_LOG_2PI
 from ..core import Arrays, Family, Options, ParamInfo, ValueInfo
-from .normal import HALF_LOG_2PI
 
 SQRT_2PI = float(np.sqrt(2.0 * np.pi))
 

@@ -15,8 +15,8 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
+from ..constants import HALF_LOG_2PI
 from ..core import Arrays, Family, Options, ParamInfo, ValueInfo
-from .normal import HALF_LOG_2PI
 
 
 def _pre_image(params: Arrays, value: np.ndarray) -> np.ndarray:

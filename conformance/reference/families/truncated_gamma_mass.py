@@ -21,10 +21,10 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
+from ..constants import LOG_2
 from ..core import Arrays
 from .gamma import gamma_log_density
 from .incomplete_gamma import (
-    LOG_2,
     d_log_gammainc,
     fraction_tail,
     log1mexp,

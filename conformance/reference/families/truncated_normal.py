@@ -14,11 +14,10 @@ import math
 import numpy as np
 from scipy import special
 
+from ..constants import HALF_LOG_2PI, LOG_2
 from ..core import Arrays, Family, Options, ParamInfo, Support, ValueInfo
 
-HALF_LOG_2PI = 0.5 * np.log(2.0 * np.pi)
 SQRT_HALF = np.sqrt(0.5)
-LOG_2 = np.log(2.0)
 #: An interval is narrow, and served by Hermite series, where h·(1 + |m|) ≤ NARROW.
 NARROW = 0.05
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
+from ..constants import HALF_LOG_2PI
 from ..core import Arrays, Family, Options, ValueInfo
 
 TRUNCATION = 2.5
@@ -31,7 +32,6 @@ TERMS = 7
 LARGE_X_FROM = 0.7
 #: Terms of the large-x series and of the small-x tail (both far below 1e-17 relative after).
 LARGE_TERMS, TAIL_TERMS = 8, 12
-HALF_LOG_2PI = 0.5 * np.log(2.0 * np.pi)
 
 
 def _small_x_terms(x: np.ndarray, n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

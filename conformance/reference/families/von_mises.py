@@ -16,9 +16,9 @@ import math
 import numpy as np
 from scipy import special
 
+from ..constants import LOG_2PI
 from ..core import Arrays, Family, Options, ParamInfo, ValueInfo
 
-LOG_2PI = np.log(2.0 * np.pi)
 #: From here on 1 − I1(κ)/I0(κ) comes from the asymptotic series (20 terms: below 1e-16 there).
 SERIES_FROM = 30.0
 

@@ -15,11 +15,10 @@ import numpy as np
 from scipy import special
 
 from .. import projections
+from ..constants import LOG_2
 from ..core import Arrays, Family, Options, OracleError, ParamInfo, ValueInfo
 from ..pathwise import through_cholesky
 from .lkj_cholesky import log_multivariate_gamma
-
-LOG_2 = np.log(2.0)
 
 
 def _eye_where_invalid(mat: np.ndarray, ok: np.ndarray) -> np.ndarray:

@@ -18,11 +18,11 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
+from ..constants import LOG_2
 from ..core import Arrays, Options, ParamInfo, ValueInfo
 from ..pathwise import through_cholesky
 from .lkj_cholesky import log_multivariate_gamma
 from .wishart import (
-    LOG_2,
     PATHWISE_WITHOUT_DF,
     Wishart,
     _chol_or_identity,

@@ -18,8 +18,8 @@ from __future__ import annotations
 import numpy as np
 
 from .. import projections
+from ..constants import HALF_LOG_2PI
 from ..core import Arrays, Family, Options, ParamInfo, ValueInfo
-from .normal import HALF_LOG_2PI
 
 
 class ZeroSumNormal(Family):
