@@ -10,10 +10,11 @@ each module of reference/families).
 # ruff: noqa: B018  (each line names an attribute for vulture; none is code to run)
 
 from conformance.adapters.numpyro.store import lowering
+from conformance.commands import coverage
 from conformance.mutants import numpyro_mutants, torch_mutants
-from conformance.records import results
+from conformance.records import record, results
 from conformance.reference import core
-from conformance.registry import callables, coverage
+from conformance.registry import callables
 from conformance.report import details, svg, values
 from conformance.reproducers import script
 from conformance.run.session import items, project_fixtures
