@@ -312,69 +312,49 @@ def table(summary: dict) -> str:
     return "\n".join(lines)
 
 
-def main(argv: list[str] | None = None) -> int:
-    from conformance.names import SuggestingParser, misspelt_option
-    from conformance.run.config.arguments import option_names
-
-    parser = SuggestingParser(
-        prog="conformance bench",
-        description="Time the suite (-n 0 and -n 2), the bare-loop baseline, and where time goes. "
-        "Other arguments select items as for `conformance run`.",
-    )
-    parser.add_argument("--runs", type=int, default=3, help="runs per configuration (median)")
-    parser.add_argument("--workers", default="0,2", help="xdist worker counts (default 0,2)")
-    parser.add_argument("--output", default="reports/bench.json")
-    parser.add_argument("--tiny", action="store_true", help="a seconds-long selection, one run")
-    parser.add_argument("--no-baseline", action="store_true")
-    parser.add_argument(
-        "--cold", action="store_true", help="an empty JAX compilation cache for every run"
-    )
-    ns, selection = parser.parse_known_args(argv)
-    own = {s for a in parser._actions for s in a.option_strings if s.startswith("--")}
-    misspelt = misspelt_option(selection, own | option_names())
-    if misspelt:
-        parser.error(misspelt)
-    if ns.tiny:
-        selection = [*TINY, *selection]
-        ns.runs = 1
-    from conformance.run.config.arguments import join_option_values
-
-    selection = join_option_values(selection)
-    workers = [int(w) for w in ns.workers.split(",") if w.strip()]
+def bench(
+    given: list[str],
+    selection: list[str],
+    repeats: int,
+    workers: list[int],
+    output: Path,
+    cold: bool,
+    baseline: bool,
+) -> int:
+    """Time ``repeats`` runs of ``selection`` per worker count (and the bare loop unless not
+    ``baseline``), write the JSON to ``output`` and print the table. ``given``: the command's
+    arguments as typed, recorded in the JSON."""
     tmp = Path(tempfile.mkdtemp(prefix="conformance-bench-"))
     env = {**os.environ}
     runs, baselines, imports, collections = [], [], [], []
     try:
-        for i in range(ns.runs):
+        for i in range(repeats):
             imports.append(measure_imports(env))
             collections.append(measure_collection(selection, env, tmp))
             for w in workers:
-                if ns.cold:
+                if cold:
                     env.update(_fresh_caches(tmp / f"cache-{i}-{w}"))
                 runs.append(measure_run(w, selection, env, tmp))
-                print(f"run {i + 1}/{ns.runs} -n {w}: {runs[-1]['wall_s']} s", file=sys.stderr)
-            if not ns.no_baseline:
-                if ns.cold:
+                print(f"run {i + 1}/{repeats} -n {w}: {runs[-1]['wall_s']} s", file=sys.stderr)
+            if baseline:
+                if cold:
                     env.update(_fresh_caches(tmp / f"cache-{i}-bare"))
                 baselines.append(measure_baseline(selection, env, tmp))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    summary = summarise(runs, baselines, imports, collections, run_targets(selection, cold=ns.cold))
+    summary = summarise(runs, baselines, imports, collections, run_targets(selection, cold=cold))
     payload = {
-        "command": " ".join(
-            ["conformance", "bench", *(argv if argv is not None else sys.argv[1:])]
-        ),
+        "command": " ".join(["conformance", "bench", *given]),
         "selection": selection,
-        "compilation_cache": "cold (empty per run)" if ns.cold else "persistent",
+        "compilation_cache": "cold (empty per run)" if cold else "persistent",
         "cpu_count": os.cpu_count(),
         "summary": summary,
         "runs": runs,
         "baselines": baselines,
         "collections": collections,
     }
-    out = Path(ns.output)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output.write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
     print(table(summary))
-    print(f"\nwritten: {out}")
+    print(f"\nwritten: {output}")
     return 0

@@ -13,7 +13,6 @@ threshold). Exit 0 when no seed failed, 1 when one did, 2 when a seed's run gave
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from collections import Counter
@@ -123,35 +122,26 @@ def report(tally: Tally) -> str:
     return "\n".join(lines)
 
 
-def main(argv: Sequence[str]) -> int:
-    parser = argparse.ArgumentParser(
-        prog="conformance calibrate",
-        description="Rerun the sampling items (sample_shapes, sample_fit, rsample_grad unless "
-        "--check says otherwise) under N other seeds and report the false-failure rate "
-        "observed beside the one the items state. Other arguments go to `conformance run`.",
-    )
-    parser.add_argument("--seeds", type=int, default=20, help="how many seeds (default 20)")
-    parser.add_argument("--first", type=int, default=1, help="the first seed (default 1)")
-    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="run dirs")
-    parser.add_argument("--json", type=Path, default=DEFAULT_JSON, help="summary")
-    ns, pytest_args = parser.parse_known_args(list(argv))
-    if ns.seeds < 1:
-        parser.error("--seeds must be at least 1")
+def calibrate(
+    seeds: int, first: int, out: Path, json_path: Path, pytest_args: Sequence[str]
+) -> int:
+    """Run seeds ``first`` .. ``first + seeds - 1`` into ``out``, write the summary to
+    ``json_path`` and print the tally; the exit status the module docstring gives."""
     args = _with_sampling_checks(pytest_args)
     tally, missing = Tally(), []
-    for seed in range(ns.first, ns.first + ns.seeds):
-        records = run_seed(seed, ns.out, args)
+    for seed in range(first, first + seeds):
+        records = run_seed(seed, out, args)
         if records is None:
             missing.append(seed)
-            print(f"  seed {seed}: no results (see {ns.out}/seed-{seed}/run.log)", file=sys.stderr)
+            print(f"  seed {seed}: no results (see {out}/seed-{seed}/run.log)", file=sys.stderr)
             continue
         tally.add(seed, records)
         print(f"  ran seed {seed}: {len(records)} items", file=sys.stderr, flush=True)
     summary = {**tally.summary(), "seeds_without_results": missing, "arguments": args}
-    ns.json.parent.mkdir(parents=True, exist_ok=True)
-    ns.json.write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    json_path.parent.mkdir(parents=True, exist_ok=True)
+    json_path.write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
     print(report(tally))
-    print(f"\ncalibration summary: {ns.json}")
+    print(f"\ncalibration summary: {json_path}")
     if missing:
         return 2
     return 1 if tally.failures else 0

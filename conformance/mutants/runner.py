@@ -7,7 +7,6 @@ mutant's run or into the baseline. Mutants with the same selection share one bas
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import re
@@ -107,50 +106,32 @@ def write_json(verdicts: list[Verdict], path: Path, out: Path) -> None:
     tmp.replace(path)
 
 
-def parser() -> argparse.ArgumentParser:
-    from conformance.names import SuggestingParser
-
-    p = SuggestingParser(
-        prog="conformance mutants",
-        description="Inject each catalogued framework bug (a mutant) at run time, run the "
-        "suite restricted to what it touches, and print which items it made fail. Exit 0 when "
-        "every mutant is killed as expected, 1 otherwise. Other arguments go to pytest (-n 2).",
-    )
-    p.add_argument("--only", action="append", metavar="NAME", help="run these mutants only")
-    p.add_argument("--list", action="store_true", help="list the catalogue and exit")
-    p.add_argument("--jobs", type=int, default=1, help="runs in parallel (default 1)")
-    p.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"run dirs ({DEFAULT_OUT})")
-    p.add_argument("--json", type=Path, default=DEFAULT_JSON, help=f"summary ({DEFAULT_JSON})")
-    p.add_argument("--show", type=int, default=8, help="killed items shown per mutant (0: all)")
-    return p
+def print_catalogue() -> int:
+    """``conformance mutants --list``: one line per mutant."""
+    for m in CATALOGUE:
+        seed = f"seed {m.seed}" if m.seed else "own"
+        print(f"{m.name:22} {seed:7} {m.framework:9} {m.title}")
+    return 0
 
 
-def own_options(p: argparse.ArgumentParser) -> set[str]:
-    return {s for a in p._actions for s in a.option_strings if s.startswith("--")}
-
-
-def main(argv: Sequence[str]) -> int:
-    from conformance.names import misspelt_option
-    from conformance.run.config.arguments import option_names
-
-    p = parser()
-    ns, pytest_args = p.parse_known_args(list(argv))
-    misspelt = misspelt_option(pytest_args, own_options(p) | option_names())
-    if misspelt:
-        p.error(misspelt)
-    if ns.list:
-        for m in CATALOGUE:
-            seed = f"seed {m.seed}" if m.seed else "own"
-            print(f"{m.name:22} {seed:7} {m.framework:9} {m.title}")
-        return 0
+def kill_table(
+    only: Sequence[str] | None,
+    out: Path,
+    json_path: Path,
+    show: int,
+    pytest_args: Sequence[str],
+    jobs: int,
+) -> int:
+    """Run the mutants (``only`` these, or the whole catalogue), write the kill table to
+    ``json_path`` and print it; 0 when every mutant is killed as expected."""
     try:
-        mutants = [get(n) for n in ns.only] if ns.only else list(CATALOGUE)
+        mutants = [get(n) for n in only] if only else list(CATALOGUE)
     except KeyError as exc:
         print(f"conformance mutants: {exc}", file=sys.stderr)
         return 2
-    print(f"conformance mutants: {len(mutants)} mutants, runs under {ns.out}", file=sys.stderr)
-    verdicts = run_mutants(mutants, ns.out, _with_default_workers(pytest_args), ns.jobs)
-    write_json(verdicts, ns.json, ns.out)
-    print(table(verdicts, ns.show))
-    print(f"\nkill table: {ns.json}")
+    print(f"conformance mutants: {len(mutants)} mutants, runs under {out}", file=sys.stderr)
+    verdicts = run_mutants(mutants, out, _with_default_workers(pytest_args), jobs)
+    write_json(verdicts, json_path, out)
+    print(table(verdicts, show))
+    print(f"\nkill table: {json_path}")
     return 0 if all(v.ok for v in verdicts) else 1

@@ -9,8 +9,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+from conformance.cases.builtin import builtin_cases
 from conformance.cases.case_model import json_schema
-from conformance.cli import builtin_cases
 
 REPO = Path(__file__).resolve().parents[2]
 

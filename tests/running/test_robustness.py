@@ -20,7 +20,8 @@ import pytest
 from fake_adapters import FAULT_VALUE
 
 from conformance.cases.loader import load_case_text
-from conformance.cli import EXIT_INTERRUPTED, MAX_WORKER_RESTARTS, with_worker
+from conformance.cli.command import EXIT_INTERRUPTED
+from conformance.cli.run import MAX_WORKER_RESTARTS, with_worker
 from conformance.records import results as results_module
 from conformance.records.results import load_results, write_atomic
 from conformance.run.config.arguments import in_pytest_spelling
