@@ -238,7 +238,7 @@ class Recorder:
         )
         if sampled:
             return Coverage.SAMPLE
-        if any(Path(a).exists() for a in self.config.args):
+        if any(Path(a).is_file() for a in self.config.args):
             return Coverage.NAMED_FILES
         return Coverage.WHOLE
 
