@@ -1719,7 +1719,9 @@ def _gaussian_log_density_mp(mean: np.ndarray, cov: np.ndarray, x: np.ndarray) -
     """A Gaussian's log density at ``x`` in 50 digits (the float64 mean and covariance exact)."""
     with mpmath.workdps(50):
         c = mpmath.matrix([[mpmath.mpf(float(v)) for v in r] for r in cov])
-        d = mpmath.matrix([mpmath.mpf(float(a)) - mpmath.mpf(float(m)) for a, m in zip(x, mean, strict=True)])
+        d = mpmath.matrix(
+            [mpmath.mpf(float(a)) - mpmath.mpf(float(m)) for a, m in zip(x, mean, strict=True)]
+        )
         quad = (d.T * mpmath.inverse(c) * d)[0]
         log_det = mpmath.log(mpmath.det(c))
         return float(-(len(x) * mpmath.log(2 * mpmath.pi) + log_det + quad) / 2)
