@@ -1,26 +1,13 @@
-"""Which calling contexts run: a seeded, deterministic covering design over the axis.
+"""Which calling contexts run, since the product of all of them is far too large.
 
-The axis (:mod:`conformance.contexts`) is a product — input kinds × global modes × calls ×
-dtypes — far too large to run whole for every case. Instead each family × parametrization ×
-framework of a case file gets :func:`row_count` rows, row ``i`` of them::
-
-    mode         = modes[i mod M]                   every mode once per family and framework
-                                                    (modes[(i + b) mod M] where the axis
-                                                    declares fewer rows: NumPyro's one)
-    call         = calls[(i + a) mod C]
-    value kind   = value_kinds[(i + b) mod V]
-    param kinds  = patterns[(i + c) mod P]          all native, all python, all numpy, mixed
-    dtype        = float32 under x64 / default-float64, else dtypes[(i + d) mod 2]
-
-with the offsets ``a, b, c, d`` drawn from a CRC of (family, parametrization, framework): a
-Latin design per family, shifted from family to family: every level the framework offers is
-met, and over torch's many families every (mode, call) pair it offers too
-(``tests/case_files/test_context_design.py`` holds both over the shipped cases). A row the framework cannot call as drawn — a mode
-and call that do not go together, a gradient with nothing to trace, a kind its promotion rules
-would narrow below the item's dtype — takes the next call, then the next kinds, until one fits.
-Rows are dealt to the family's eligible cases in file order (row ``i`` to case ``i mod n``).
-
-A case whose file pins a ``context:`` runs that context alone (see :func:`pinned_context`).
+The axis (:mod:`conformance.contexts`) is input kinds × modes × calls × dtypes. Each family ×
+parametrization × framework of a case file gets :func:`row_count` rows of a Latin design: row
+``i`` takes mode ``i mod M``, and its call, kinds and dtype shift by offsets from a CRC of those
+three names. So it is deterministic and meets every level the framework offers
+(``tests/case_files/test_context_design.py``). A row the framework cannot call takes the next
+call, then the next kinds. Rows go to the family's eligible cases in file order. A case that
+pins ``context:`` runs that context alone (:func:`pinned_context`). Users' view:
+docs/case-format.md.
 """
 
 from __future__ import annotations

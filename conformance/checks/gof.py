@@ -1,23 +1,12 @@
-"""Goodness of fit of draws against a law, each test at a stated false-failure probability.
+"""Tests draws against a law at a stated false-failure probability, so chance failures stay rare.
 
-The models are TFP's ``internal/statistical_testing.py`` (a Dvoretzky–Kiefer–Wolfowitz–Massart
-bound on the empirical CDF's distance from the true one, its false-failure rate stated and
-Bonferroni-corrected over the batch) and NumPyro's/Pyro's ``gof`` (each batch element tested
-on its own). A sampling item's false-failure probability is :data:`ITEM_ALPHA`, split evenly
-over its batch elements and tests; so a run of fewer than 10,000 sampling items fails
-spuriously with probability below 1 % (``conformance calibrate`` measures it).
-
-Univariate draws (and one-dimensional projections of multivariate ones) are judged by three
-tests on the probability integral transform, all exact for any law given the CDF at both ends of
-each draw's rounding cell (``F(lo) ≤ u ≤ F(hi)``; an atom or float32 rounding is a wide cell):
-
-* the Kolmogorov–Smirnov distance D = sup |F_n − F| (F_n's distance from the band the cells
-  give F), against the DKWM bound
-  P(D > ε) ≤ 2·exp(−2nε²) (Massart's constant; conservative for a discontinuous F);
-* the normal scores z = Φ⁻¹(u) of the randomised transform u = F(lo) + V·(F(hi) − F(lo)),
-  V uniform: under the law they are independent standard normals, so Σz/√n is N(0, 1) and Σz²
-  is χ²(n) exactly. They see a shift or a scale error of a few 1/√n, far below the DKWM
-  threshold (a 1 % scale error needs n ≈ 10⁶ draws for the DKWM bound, 2·10⁵ for Σz²).
+A sampling item's probability is :data:`ITEM_ALPHA`, split over its batch elements and tests.
+Under 10,000 sampling items, a run fails by chance with probability below 1 %, and
+``conformance calibrate`` measures it. Univariate draws, and projections of multivariate ones,
+are judged on the probability integral transform. A draw stands for its rounding cell,
+F(lo) ≤ u ≤ F(hi), so atoms and float32 rounding keep the tests exact. The Kolmogorov–Smirnov
+distance is held to the DKWM bound. The normal scores of the randomised transform see small
+shifts and scale errors that bound misses. Why both: docs/running.md, "Draws".
 """
 
 from __future__ import annotations

@@ -1,33 +1,12 @@
-"""Pathwise derivatives judged in expectation: the draws' moments, differentiated.
+"""Pathwise derivatives judged on average, where one draw's derivative has no right value.
 
-Where a draw does not show the noise its derivative multiplies (a Dirichlet draw is Gamma draws
-normalised, and their sum is lost), no number is right for one draw's derivative. What every
-reparameterisation x = T(θ, ε) shares is d/dθ E[g(x)] = E[∇g(x)·∂x/∂θ] for each smooth g. With
-s = Σ_event w·x (the check's distinct weights) and g = s, g = s², the means over the draws of
-
-* ∂s/∂θ (what a loss linear in the draws gets), and
-* 2s·∂s/∂θ (what one quadratic in them gets: a derivative right on average but wrong in how it
-  moves with the draw fails here),
-
-must be the oracle's ∂E[s]/∂θ and ∂E[s²]/∂θ (``reference.Family.pathwise_moments``); and the
-gradient of rsample((n,))'s Σs, divided by n, must be the first of them, summed over the
-dimensions the parameter was broadcast along.
-
-Each is a mean of n independent terms, judged by its t statistic (the sample's own standard
-deviation) against the normal quantile of :data:`gof.ITEM_ALPHA` split over the item's tests,
-two-sided: the central limit theorem's approximation, which holds for the light tails these
-terms have (the largest one term's share of the sum of squares is reported; a tail heavy
-enough to spoil the approximation shows there, and ``conformance calibrate`` measures the
-false-failure rate). Where a derivative's variance is infinite (a direction y/‖y‖ in two
-dimensions) or its mean rests on rare draws (a Beta concentration of 1e-20), the family says so
-(``reference.Family.moments_unjudged``) and the item does not judge it in expectation. A float
-rounding of each term (:data:`ROUNDING_ULPS` of the dtype's epsilon times the terms' mean
-magnitude) is allowed besides.
-
-A law with no moments (a Student t's df below 2) has no E[s] or E[s²] to differentiate; there
-g = s and g = s² give way to two bounded bumps g₁, g₂ of s (:func:`bounded_tests_for`,
-``reference.bounded``), whose derivatives g' decay fast enough that the terms g'(s)·∂s/∂θ stay
-light-tailed however heavy the law's tails.
+A Dirichlet draw hides the noise its derivative multiplies, but every reparameterisation keeps
+d/dθ E[g(x)] = E[∇g(x)·∂x/∂θ]. With s = Σ w·x, the means of ∂s/∂θ and 2s·∂s/∂θ over the draws
+must match the oracle's ∂E[s]/∂θ and ∂E[s²]/∂θ (``reference.Family.pathwise_moments``), and so
+must rsample((n,))'s gradient of Σs over n. Each mean is judged by its t statistic at
+:data:`gof.ITEM_ALPHA`, allowing :data:`ROUNDING_ULPS` of rounding. A family names what this
+cannot judge (``reference.Family.moments_unjudged``). Where the law has no moments, two bounded
+bumps of s stand in (:func:`bounded_tests_for`). Details: docs/running.md, "Draws".
 """
 
 from __future__ import annotations

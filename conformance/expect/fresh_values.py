@@ -1,18 +1,12 @@
-"""Fresh values for the items that need more values than their case lists.
+"""Fresh values for items that need more values than their case lists, kept off the boundaries.
 
-The ``value-lead``/``value-batch`` variants and the per-step values of ``plate``/``scan`` draw new
-values from the oracle. Their job is to test batch semantics, not boundaries: a case's authors
-put boundary and extreme values in the case on purpose, with the checks and known failures that
-go with them. A raw draw at an extreme case (a Gamma with concentration 1e-3, a low-temperature
-RelaxedBernoulli) lands exactly on the support boundary, or rounds there in float32, most of the
-time, and the item then tests an unplanned boundary point instead of its broadcasting. So a draw
-is kept only where the oracle's log_prob and gradients are finite and within float32's range at
-the value and at its float32 rounding, and where that rounding moves log_prob by less than one
-nat (a Wishart draw at df = d − 1 + 0.01 is so nearly singular that it does not), and where no
-element rounds to a float32 subnormal (XLA on CPU reads those as 0: a Cholesky factor's diagonal
-of 4e-39 is a zero pivot there, a float32 edge the generated edges test on purpose); other
-positions are redrawn, and after a few attempts take the case's own value (which its own items
-check).
+The ``value-lead`` and ``value-batch`` variants and ``plate`` and ``scan`` steps draw values from
+the oracle. They test batch semantics, not boundaries, which a case's authors place on purpose.
+At an extreme case a raw draw often lands on the boundary, or rounds there in float32. So a draw
+is kept only where log_prob and its gradients are finite and within float32's range, at the draw
+and at its float32 rounding. That rounding must move log_prob by under one nat, and no element
+may round to a float32 subnormal, which XLA on CPU reads as 0. Other positions are redrawn,
+then take the case's own value after :data:`ATTEMPTS` tries.
 """
 
 from __future__ import annotations

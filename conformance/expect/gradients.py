@@ -1,23 +1,13 @@
-"""What the oracle expects of a gradient: a fixed cotangent, the VJP, and its tolerance.
+"""What the oracle expects of a gradient, and how far a framework's may stray from it.
 
-The gradient checked is ∂(Σ_b c_b · log_prob_b)/∂x for a fixed random cotangent ``c`` (seeded by
-the case), not of ``log_prob.sum()``, so per-element errors that cancel in a plain sum still
-show. Integer-valued inputs (discrete values, integer-typed counts) and static parameters are
-held constant; every other parameter, and the value of a continuous family, is differentiated.
-
-Tolerance of gradient element ``i`` of input ``x``::
-
-    ulps · eps · (M_i + S_i + F_i)
-
-``M_i = Σ_b |c_b|·|∂log_prob_b/∂x_i|`` is the size of the sum that forms the element (rounding
-accumulates with it even where terms cancel); ``S_i`` is how far the exact gradient moves when
-every input moves by one relative unit — measured on the oracle by random relative
-perturbations of all inputs (symmetric ones for symmetric matrices) — i.e. the gradient's own
-condition number; ``F_i = Σ_b |c_b| / scale(x_i)`` is log_prob's absolute floor (an error of
-about eps nats is no error, see :mod:`conformance.compare`) carried to the gradient over the
-input's own scale (max(|x|, 1) on the real line, the distance to the boundary in bounded
-domains). Without it, ∂/∂logits = x − σ(logits) at logits = 12 in float32 — a 1e-8 absolute,
-1% relative cancellation in every framework — would be a failure.
+The gradient checked is ∂(Σ_b c_b · log_prob_b)/∂x for a fixed random cotangent ``c`` seeded by
+the case, so errors that cancel in a plain sum still show. Integer-valued inputs and static
+parameters are held constant. Element ``i`` of input ``x`` has tolerance
+``ulps · eps · (M_i + S_i + F_i)``. ``M_i = Σ_b |c_b|·|∂log_prob_b/∂x_i|`` is the size of the
+sum forming it. ``S_i`` is the gradient's condition number, measured on the oracle by random
+relative perturbations. ``F_i = Σ_b |c_b| / scale(x_i)`` carries log_prob's absolute floor
+(:mod:`conformance.compare`) to the gradient. Why each term: docs/running.md, "How values are
+compared".
 """
 
 from __future__ import annotations

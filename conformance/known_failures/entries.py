@@ -1,32 +1,12 @@
-"""Known failures: expected framework bugs, matched by pattern and version, held to their kind.
+"""Known failures keep a run green on tracked framework bugs without hiding new ones.
 
-A known-failure file is YAML::
-
-    known_failures:
-      - id: numpyro-mvn-size1-value-batch
-        case: "cov-value-*"           # glob (or list of globs) over the case id; variants
-                                      # end in +<variant>
-        file: "*"                     # glob over the case file path
-        family: MultivariateNormal    # glob
-        framework: numpyro            # glob over the adapter name
-        version: "numpyro<=0.22.0"    # PEP 440 requirement on any installed distribution
-        dtype: "*"                    # also device, check (globs)
-        kind: raises                  # or a list: value, shape, dtype, nan, inf, grad, raises, …
-        reason: "_batch_mahalanobis computes sx // sL = 0 for a size-1 value dim"
-        link: https://github.com/…
-        exclude_case: "cov-value-2d+*"  # optional: glob(s) over case ids that are not its own
-        inputs: valid                 # optional: valid (every input inside the support and the
-                                      # parameters' domains, as the oracle judges the float64
-                                      # inputs), outside (some input is not), any (the default)
-
-Exclusions keep an entry a rule rather than a list: a bug of every broadcast variant whose
-value is inside the support is ``case: "scalar+*"`` with ``inputs: valid``, where a glob alone
-would also take the variants outside the support, which pass, and XPASS.
-
-An item matching an entry is expected to fail *with that kind*: it is then xfailed, carrying
-the reason and link; a failure of another kind still fails; an item that passes is an XPASS,
-which fails the run under ``--strict-known-failures`` (the default). Entries that match no
-collected item are reported by name, so stale entries do not linger.
+An entry's fields are :class:`KnownFailure`'s; the README's "Known failures" shows a file.
+``version`` is a PEP 440 requirement on any installed distribution, and ``case`` globs also
+match variant ids (``<case>+<variant>``). A matching item must fail with the entry's kind, and
+is then xfailed with its reason and link. Another kind still fails. A pass is an XPASS, which
+fails the run under ``--strict-known-failures``, the default. Entries matching no item are
+reported by name. Prefer rules to lists: ``case: "scalar+*"`` with ``inputs: valid`` takes the
+variants inside the support and leaves out those outside, which pass.
 """
 
 from __future__ import annotations

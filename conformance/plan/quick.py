@@ -1,23 +1,12 @@
-"""``--quick``: the pull-request preset, a covering design over one case file's items.
+"""``--quick``, the pull-request preset: each family × framework × check once, little compiled.
 
-A quick run is the first look, and its cost is the programs it compiles: a framework that
-compiles each distinct call (JAX under ``jit``: :meth:`Adapter.evaluates_compiled`) pays
-about a quarter of a second to seconds per program cold, a framework that runs op by op
-pays nothing. So the selection keeps every family × framework × check where an item is
-cheap, and where it compiles, a covering design:
-
-- values, shapes and gradients of each family × framework in every dtype, and its calling
-  context in one (issue 38: every family × framework has one in the quick run);
-- **one** of the transformations (eager, broadcast, vmap, jit, plate, scan, plate in scan,
-  functional gradient) per family × framework, chosen by the family's name, so each
-  transformation runs on a share of the families and every family on one transformation;
-- **one** sampling item per family × framework (sample_shapes, sample_fit or rsample_grad,
-  chosen the same way);
-- the generated edge cases exactly at an end for their values, shapes and gradients only.
-
-Every item of the seed bugs' cases, and every error and unsupported item, is kept everywhere.
-Per file and in plan order, so it is deterministic and a file's selection does not depend on
-which other files a run reads.
+A quick run's cost is what it compiles. It keeps the first item of each family × framework ×
+check, in every dtype except for :data:`QUICK_ONE_DTYPE`. Where items compile
+(:meth:`Adapter.evaluates_compiled`), each family × framework keeps one transformation and one
+sampling check, chosen by its family's name (:func:`chosen`). Edge cases exactly at an end keep
+every item, or only values, shapes and gradients where items compile. Seed-bug cases, errors and
+unsupported items are always kept. Each file is selected alone, in plan order, so the result is
+deterministic and independent of the other files a run reads.
 """
 
 from __future__ import annotations

@@ -1,29 +1,13 @@
-"""Edge cases by construction: each family's parameters at the ends of their domains and its
-value at the ends of its support, generated from the oracle's declarations.
+"""Edge cases generated from the oracle's domains and supports, since hand-written ones are uneven.
 
-Hand-written boundary cases are uneven (some families have none at a closed end, many take no
-gradient there). Here the oracle's named domains and supports are walked instead, the way
-array-api-tests derives its special cases from the specification. Each family's *anchor* — the
-first plain case of a case file with one point's inputs (:func:`anchor_inputs`) — is moved one
-input at a time to an edge point; everything else stays at the anchor's ordinary values. Array
-inputs (a simplex, counts, a matrix) have edges of their own shape:
-:mod:`conformance.plan.derived.array_edges`.
-
-The result is case-file YAML (the format a user pastes), loaded through the same loader as
-hand-written cases, so generated cases get the same validation, ids, reports and reproducers.
-Which partial derivatives each case judges (``grad_wrt``) is decided by the oracle: those that
-exist and are finite at that point, each on its own; a case with no finite log_prob or no
-finite partial takes no gradient check.
-
-Moving one input from the anchor leaves the value where the anchor had it, so a parameter at an
-extreme is tested only in the far tail there. A family of scalars therefore also gets its
-*bulk* at each moved parameter (:data:`BULK_TAG`): the value at quantiles of the law the moved
-parameters give (read off the oracle's draws), real-valued parameters (locations,
-bounds) go to large magnitudes, alone and all together, and two inputs sit at their edges
-together (:data:`PAIR_TAG`: every pair of parameters at their extremes, the value at the median
-there; each parameter at an extreme with the value at an end of the support). These come on request
-(``--edges=bulk``) until NumPyro's failures there are triaged (torch's and GPyTorch's are:
-known_failures/bulk-edges.yaml; docs/findings/edges.md, "Where the density lives").
+Each family's anchor (:func:`anchor_inputs`) moves one input at a time to an edge point. Array
+inputs have edges of their own shape (:mod:`conformance.plan.derived.array_edges`). The output
+is case-file YAML, read by the ordinary loader, so generated cases get the same validation,
+ids, reports and reproducers. The oracle picks the partial derivatives each case judges: those
+finite at that point. With ``--edges=bulk``, a family of scalars also gets values where the
+density lives (:data:`BULK_TAG`) and pairs of inputs at their edges (:data:`PAIR_TAG`). These
+stay opt-in until NumPyro's failures there are triaged. The points: docs/case-format.md,
+"Generated edge cases".
 """
 
 from __future__ import annotations

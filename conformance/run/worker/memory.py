@@ -1,25 +1,13 @@
-"""Keeping a worker's memory bounded: compiled code is dropped when the process outgrows a budget.
+"""Keeps a worker's memory bounded: compiled code is dropped when the process outgrows a budget.
 
-Eager JAX compiles every primitive for every new shape and keeps each executable for the life
-of the process: about 1.5 MB of XLA CPU code each (200 new shapes of a 7-primitive expression
-grew a process by 9.8 MB per shape), so a worker that has run a few thousand differently shaped
-items holds gigabytes of code it will never call again (4.7 GB per worker in a full run).
-``jax.clear_caches()`` frees it to the C allocator, which keeps the pages until
-``malloc_trim`` hands them back (measured: 1,675 MB → 315 MB). So between items, when the
-resident set exceeds ``--memory-budget``, every framework used so far drops its compiled-code
-caches (:meth:`~conformance.adapters.hooks.RunnerHooks.release_caches`) and the allocator returns
-the freed pages. Executables still needed are rebuilt (from JAX's persistent cache when it is
-on). Nothing an item computes depends on this: it only changes what stays cached.
-
-Memory is not the only limit. Every XLA CPU executable holds its own memory mappings (code
-and data sections: a NumPyro-only process grew by about 1,100 mappings a second), and Linux
-refuses a process more than ``vm.max_map_count`` of them (65,530 by default): past that an
-``mmap`` inside XLA's compiler fails and the process dies (measured: ``conformance run -n 0
---framework=numpyro --shard=1/4 --memory-budget=off`` segfaulted in ``backend_compile_and_load``
-at 54,653 mappings and 3.0 GB). So the guard also releases when the mappings pass
-:data:`MAPPING_SHARE` of the limit, whatever the budget (``off`` included). Counting them reads
-``/proc/self/maps`` (about 20 ms at 20,000 mappings), so a count waits until the fastest growth
-measured could have reached the threshold since the last one, and at least :data:`MAPPING_CHECK_S`.
+Eager JAX keeps an executable for every primitive and shape it has run. So between items, when
+the resident set exceeds ``--memory-budget``, every framework used so far drops its compiled
+caches (:meth:`~conformance.adapters.hooks.RunnerHooks.release_caches`) and ``malloc_trim``
+returns the pages. Executables still needed are rebuilt, and results never depend on this. XLA
+executables also hold memory mappings, and a process past ``vm.max_map_count`` dies in XLA. So
+the guard also releases past :data:`MAPPING_SHARE` of that limit, whatever the budget. Counting
+mappings is slow, so counts are spaced (:data:`MAPPING_CHECK_S`). Measurements:
+docs/robustness.md.
 """
 
 from __future__ import annotations

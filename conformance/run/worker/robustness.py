@@ -1,29 +1,13 @@
-"""Surviving frameworks that hang, crash or leak: per-item timeouts, crash dumps, memory limits.
+"""Keeps a framework call that hangs, crashes or leaks from costing more than its own item.
 
-A framework is foreign code; one bad call must cost one item, never the run.
-
-- **Hangs.** Each case item carries a ``pytest.mark.timeout`` (``--item-timeout``); the plugin
-  implements pytest-timeout's ``pytest_timeout_set_timer`` hook for case items, and the item
-  arms the limit around its own work (:func:`time_limit`): SIGALRM raises :class:`ItemTimeout`
-  inside the framework call, a ``BaseException`` so that a framework's ``except Exception``
-  cannot swallow it; the item fails with kind ``timeout``. A
-  call that never returns to Python (a C deadlock, a loop holding the GIL) cannot be interrupted
-  that way, so in an xdist worker faulthandler's C watchdog thread — which needs no GIL — dumps
-  the stacks and ends the worker a little later (:func:`hard_timeout`); xdist reports the item
-  as crashed and starts a new worker.
-- **Crashes.** A worker's faulthandler writes into a per-worker dump file that the controller
-  reads when xdist reports the crash, so the record says what happened (``Fatal Python error:
-  Aborted`` and the stack) and whether it was the hard timeout (kind ``timeout``) or a crash
-  (kind ``crash``).
-- **Leaks.** Each worker lowers its own ``RLIMIT_DATA`` (``--worker-memory``): a runaway
-  allocation fails as a ``MemoryError`` (kind ``memory``) or, inside C++, as a crash — in that
-  worker, not by the kernel's OOM killer choosing some process of the machine. RLIMIT_DATA
-  rather than RLIMIT_AS: JAX/XLA and glibc's arenas reserve gigabytes of address space they
-  never touch, which RLIMIT_AS would count; RLIMIT_DATA counts the writable memory a leak grows.
-
-With ``-n 0`` everything runs in the pytest process itself: the soft timeout still works, but
-there is no worker to lose, so neither the hard timeout nor the memory limit is applied there,
-and a crash ends the run (results.json then keeps the previous complete file).
+Each case item arms its own time limit (:func:`time_limit`, ``--item-timeout``) through
+pytest-timeout's ``pytest_timeout_set_timer`` hook. SIGALRM raises :class:`ItemTimeout`, a
+``BaseException``, so a framework's ``except Exception`` cannot swallow it. A call stuck in C
+never sees the signal, so in an xdist worker faulthandler ends the worker later
+(:func:`hard_timeout`). The controller reads each worker's faulthandler dump to record the crash.
+Workers cap ``RLIMIT_DATA`` (``--worker-memory``), not ``RLIMIT_AS``: JAX and glibc reserve
+gigabytes of address space they never touch. With ``-n 0`` only the soft timeout applies.
+What users see: docs/robustness.md.
 """
 
 from __future__ import annotations

@@ -1,40 +1,14 @@
-"""Fingerprints of the code a process would run, read from its live objects, not from files.
+"""Fingerprints of the code a process would run, so that stored executables follow patched code.
 
-A store that skips tracing (:mod:`conformance.adapters.numpyro.store.executables`) must key each entry on
-the code the trace would run *in this process*: a framework patched at start-up (a
-``sitecustomize``, a downstream ``conftest.py`` fixture, the suite's own mutants), a user's
-subclass, a setting switched by the user. Hashing source files sees none of those, so this
-module hashes what the interpreter holds, as a Merkle hash (each object's token is made of its
-parts' tokens, so equal code gives equal tokens in any process, whatever the order objects are
-met in, the hash seed or the addresses):
-
-- every loaded module of the framework's packages: each function by its code (bytecode, names,
-  constants, nested code), defaults, closure and attributes; each class by its body; callable
-  objects (``jax.custom_jvp``, ``jax.jit`` wrappers) by the functions they hold; registries
-  (dicts of rules) by the code in them;
-- plain values (numbers, strings, flags) only in the packages that keep settings in them
-  (:attr:`CodeScope.settings`: NumPyro's ``enable_validation`` is a module global, its default
-  ``validate_args`` a class attribute). Elsewhere plain values are run-time state (JAX's
-  initialised backends, cached properties) and JAX keeps its settings in ``jax.config``, which
-  the store keys on by itself. In strings, the directories code lies under (the environment,
-  the import path, the working directory) read as ``<path>``, so a second clone with its own
-  virtual environment finds what the first stored;
-- code that is neither the framework's nor installed (a patch from a ``sitecustomize`` or
-  ``conftest.py``, a checkout's own modules) by its code *and* the globals it names, with their
-  values, since nothing else walks it.
-
-The classes of one kind (a framework's distributions, :attr:`CodeScope.separable`) appear in the
-process's fingerprint by name only; each binding's key holds the bodies of those its
-constructors reach (bases, names their code and their package's helpers use, closures), so a
-patch of ``Normal.log_prob`` changes the keys of what reaches ``Normal`` and leaves ``Gamma``'s
-entries warm.
-
-Blind spots, by construction: a patch made after the fingerprint was taken (once per process,
-at its first compiled item: start-up code and session-scoped fixtures have run by then, a
-fixture of a narrower scope has not), code reached only through a name computed at run time
-(``getattr`` with a built string), array constants (by shape and dtype: some are random), and
-compiled extensions (their versions are keyed). The way out for those is a run without the
-store (``--no-executable-store``).
+The executable store (:mod:`conformance.adapters.numpyro.store.executables`) skips tracing, so
+its keys must see what this process runs: start-up patches, subclasses, switched settings.
+Files show none of these, so this module hashes the live objects. The Merkle hash gives equal
+code equal tokens in any process, whatever the hash seed, addresses or order. Paths read as
+``<path>``, so another clone finds the same entries. Plain values count only in
+:attr:`CodeScope.settings` packages: elsewhere they are run-time state, and the store keys JAX's
+settings through ``jax.config``. Code from outside the framework counts with the globals it
+names. A class of :attr:`CodeScope.separable` counts only in the keys that reach it. Blind
+spots: docs/running.md, "Code you patch and the executable store".
 """
 
 from __future__ import annotations

@@ -1,22 +1,13 @@
-"""One MLIR context for all of a process's JAX lowerings, instead of a new one per function.
+"""One MLIR context for all of a process's JAX lowerings, since building one per lowering was slow.
 
-JAX lowers every function it compiles — and, op by op, every primitive of every new shape — into
-a module built in a fresh MLIR context that loads all of JAX's dialects
-(``jax._src.interpreters.mlir.make_ir_context``). Eager NumPyro items lower dozens of primitives
-each, so that set-up dominated them: on the ``eager`` items of Beta, Gamma, StudentT and
-MultivariateNormal (146 items, ``-n 0``) context creation was 29% of the profile, and the run
-took 50.6 s and 2.16 GB peak RSS with a context per lowering, 21.3 s and 0.72 GB with one
-shared context.
-
-The modules lowered in a shared context are the same programs (the persistent cache, keyed on
-their serialized text, keeps hitting the entries written without sharing), so the executables
-and every result are the same: ``tests/frameworks/test_jax_lowering.py`` compares the lowered text and the
-values eagerly and compiled, with and without sharing, in fresh processes. Nothing here touches
-numerics. The shared context is dropped with the other compiled caches when a worker outgrows
-its memory budget (:meth:`~conformance.adapters.numpyro.adapter.NumpyroAdapter.release_caches`),
-so what it accumulates is bounded like they are.
-
-A JAX without this function (an old release in a version-matrix run) lowers as it always did.
+JAX builds a fresh MLIR context for every lowering (``mlir.make_ir_context``), and eager items
+lower every primitive of every new shape. A shared context lowers the same programs, so
+executables, cache keys and results do not change (``tests/frameworks/test_jax_lowering.py``).
+Nothing here touches numerics. The shared context is dropped with the other compiled caches
+when a worker outgrows its memory budget
+(:meth:`~conformance.adapters.numpyro.adapter.NumpyroAdapter.release_caches`), so it stays
+bounded. A JAX without ``make_ir_context`` lowers as before. Measurements:
+docs/performance.md.
 """
 
 from __future__ import annotations
