@@ -19,6 +19,7 @@ from . import domains
 from .declarations import Arrays, Options, OracleError, ParamInfo, ValueInfo, as_float64
 from .numdiff import richardson_elementwise_grad
 from .pathwise_law import PathwiseLaw
+from .summaries import Summaries
 
 
 @dataclass
@@ -193,7 +194,7 @@ class Evaluation:
 
 
 @dataclass
-class Family(PathwiseLaw, ABC):
+class Family(PathwiseLaw, Summaries, ABC):
     """One distribution family as mathematics, so every check reads its truth from one place.
 
     A family declares its parametrisations and its value as data and implements a few hooks on
@@ -208,7 +209,9 @@ class Family(PathwiseLaw, ABC):
       value's shape decides the event) and ``_grad`` (closed forms; Richardson otherwise);
     - the law of its draws (:meth:`law`): ``_cdf``, the log_prob of a discrete family,
       ``_projections`` with known CDFs, or why none in ``no_law``;
-    - the derivatives of its draws: :class:`~.pathwise_law.PathwiseLaw`'s hooks.
+    - the derivatives of its draws: :class:`~.pathwise_law.PathwiseLaw`'s hooks;
+    - what it says without a value (mean, variance, mode, entropy):
+      :class:`~.summaries.Summaries`' hooks.
 
     :meth:`evaluate` is the one entry point: it broadcasts the inputs once and returns an
     :class:`Evaluation`; ``log_prob``, ``grad`` and the others are views of one.

@@ -31,6 +31,18 @@ class Normal(Family):
     def _sample(self, params, shape, rng, parametrization):
         return params["loc"] + params["scale"] * rng.standard_normal(shape)
 
+    def _mean(self, params, parametrization, options):
+        return params["loc"]
+
+    def _variance(self, params, parametrization, options):
+        return params["scale"] ** 2
+
+    def _mode(self, params, parametrization, options):
+        return params["loc"]
+
+    def _entropy(self, params, parametrization, options):
+        return 0.5 + HALF_LOG_2PI + np.log(params["scale"])
+
 
 NORMAL = Normal(
     name="Normal",
