@@ -30,6 +30,8 @@ class CheckName(StrEnum):
     SAMPLE_FIT = "sample_fit"
     RSAMPLE_GRAD = "rsample_grad"
     CONTEXT = "context"
+    MOMENTS = "moments"
+    ENTROPY = "entropy"
     # Items that run no check: a case that could not be loaded, a family a framework lacks
     # (known-failure entries and filters may name them too).
     LOAD = "load"

@@ -25,6 +25,7 @@ class Operation(StrEnum):
     PLATE_IN_SCAN = "plate_in_scan"
     SAMPLE = "sample"  # draws: dist.sample(sample_shape) (a PRNG key where the framework takes one)
     CONTEXT = "context"  # calls as users make them: input kinds, global modes, model APIs
+    SUMMARIES = "summaries"  # what a distribution says without a value: mean, …, entropy()
 
 
 class DrawMode(StrEnum):

@@ -223,6 +223,25 @@ class CallingContexts(Protocol):
         ...
 
 
+@runtime_checkable
+class Summarizes(Protocol):
+    """What a distribution says without a value: its mean, variance, stddev, mode and entropy
+    (:attr:`Operation.SUMMARIES`)."""
+
+    def implements(self, binding: Binding, summary: str) -> bool:
+        """Whether the binding's class defines ``summary`` itself (a method or property of its
+        own or of a parent below the framework's base class, whose own only raises)."""
+        ...
+
+    def summaries(
+        self, binding: Binding, params: Mapping[str, Any], names: Sequence[str]
+    ) -> dict[str, Any]:
+        """Each summary in ``names`` of the distribution built from ``params`` (``entropy()``
+        called, the others read as properties), or the exception reading it raised: one that
+        raises leaves the others their values."""
+        ...
+
+
 #: The protocol each operation needs; None: the core has it (``Adapter.eager()``: every
 #: adapter evaluates op by op, and the table says where that differs from its default).
 CAPABILITIES: Mapping[Operation, type | None] = {
@@ -236,6 +255,7 @@ CAPABILITIES: Mapping[Operation, type | None] = {
     Operation.PLATE_IN_SCAN: EffectHandlers,
     Operation.SAMPLE: Draws,
     Operation.CONTEXT: CallingContexts,
+    Operation.SUMMARIES: Summarizes,
 }
 
 

@@ -17,7 +17,6 @@ overrides (:meth:`Summaries.has_summary`).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -25,24 +24,14 @@ import numpy as np
 from .declarations import Arrays, Options, OracleError, ParamInfo, as_float64
 
 
-class Summary(StrEnum):
-    """A value a distribution gives without a value to evaluate at."""
+#: The summaries, as the frameworks name them; ``stddev`` reads the variance's hook.
+SUMMARIES = ("mean", "variance", "stddev", "mode", "entropy")
 
-    MEAN = "mean"
-    VARIANCE = "variance"
-    STDDEV = "stddev"
-    MODE = "mode"
-    ENTROPY = "entropy"
 
-    @property
-    def hook(self) -> str:
-        """The family hook that computes it (the standard deviation reads the variance's)."""
-        return "_variance" if self is Summary.STDDEV else f"_{self.value}"
-
-    @property
-    def per_event(self) -> bool:
-        """Whether it has the event's shape after the batch's (the entropy has the batch's)."""
-        return self is not Summary.ENTROPY
+def _hook(summary: str) -> str:
+    if summary not in SUMMARIES:
+        raise OracleError(f"no summary {summary!r} (known: {', '.join(SUMMARIES)})")
+    return "_variance" if summary == "stddev" else f"_{summary}"
 
 
 class Summaries:
@@ -71,31 +60,32 @@ class Summaries:
         ) -> np.ndarray: ...
         def _overrides(self, hook: str) -> bool: ...
 
-    def has_summary(self, summary: Summary | str) -> bool:
+    def has_summary(self, summary: str) -> bool:
         """Whether the oracle knows ``summary`` for this family."""
-        return self._overrides(Summary(summary).hook)
+        return self._overrides(_hook(summary))
 
     def summary(
         self,
-        summary: Summary | str,
+        summary: str,
         params: Arrays,
         parametrization: str | None = None,
         options: Options | None = None,
     ) -> np.ndarray:
         """``summary`` at ``params``: shaped ``batch + event`` (``batch`` for the entropy), NaN
         where a parameter is outside its domain."""
-        which = Summary(summary)
-        if not self.has_summary(which):
-            raise OracleError(f"{self.name} has no {which} in the oracle")
+        if not self.has_summary(summary):
+            raise OracleError(f"{self.name} has no {summary} in the oracle")
         key = parametrization or self.default_parametrization
         opts = self.check_options(options)
         params = as_float64(params)
         batch = self.batch_shape(params, key)
-        shape = batch + (self.event_shape(params, key) if which.per_event else ())
+        shape = batch + (() if summary == "entropy" else self.event_shape(params, key))
         broadcast = self.params_broadcast_to(params, batch, key)
         with np.errstate(all="ignore"):
-            found = np.asarray(getattr(self, which.hook)(broadcast, key, opts), dtype=np.float64)
-            if which is Summary.STDDEV:
+            found = np.asarray(
+                getattr(self, _hook(summary))(broadcast, key, opts), dtype=np.float64
+            )
+            if summary == "stddev":
                 found = np.sqrt(found)
             valid = np.broadcast_to(self._params_valid(broadcast, key, opts), batch)
         out = np.broadcast_to(found, shape).copy()

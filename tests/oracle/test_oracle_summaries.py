@@ -8,7 +8,8 @@ import pytest
 from scipy import stats
 
 from conformance import reference
-from conformance.reference.summaries import Summary
+from conformance.reference.summaries import SUMMARIES
+from conformance.summaries import Summary
 
 #: Family → (parametrization or None, parameters, scipy's frozen distribution at them).
 SCIPY = {
@@ -50,6 +51,10 @@ def test_shapes_and_invalid_parameters() -> None:
         got = normal.summary(summary, params)
         assert got.shape == (2, 3)
         assert np.all(np.isfinite(got[0])) and np.all(np.isnan(got[1]))
+
+
+def test_the_oracle_names_the_summaries_the_suite_does() -> None:
+    assert SUMMARIES == tuple(Summary)
 
 
 def test_a_summary_the_oracle_lacks_is_refused() -> None:
