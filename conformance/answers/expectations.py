@@ -8,6 +8,7 @@ from typing import Protocol
 from conformance.answers.case import CheckedCase, InputLayout
 from conformance.answers.draws import DrawLaw
 from conformance.answers.gradients import GradExpectation
+from conformance.answers.summaries import SummaryAnswer
 from conformance.answers.values import Expected, Inputs, SiteExpectation
 
 
@@ -36,6 +37,14 @@ class Expectations(Protocol):
 
     @property
     def law(self) -> DrawLaw: ...
+    def has_summary(self, name: str) -> bool:
+        """Whether the oracle knows summary ``name`` of the case's family."""
+        ...
+
+    def summary(self, name: str) -> SummaryAnswer:
+        """The summary ``name`` at the case's parameters, with its tolerance."""
+        ...
+
     @property
     def case_shape(self) -> InputLayout: ...
     @property

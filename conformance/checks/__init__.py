@@ -7,8 +7,10 @@ from conformance.checks.base import Check, CheckResult
 from conformance.checks.broadcast import BroadcastCheck
 from conformance.checks.context import ContextCheck
 from conformance.checks.eager import EagerCheck
+from conformance.checks.entropy import EntropyCheck
 from conformance.checks.grad import GradCheck
 from conformance.checks.log_prob import LogProbCheck
+from conformance.checks.moments import MomentsCheck
 from conformance.checks.property import PropertyCheck
 from conformance.checks.rsample_grad import RsampleGradCheck
 from conformance.checks.sample_fit import SampleFitCheck
@@ -47,6 +49,8 @@ CHECKS: dict[CheckName, Check] = _registry(
     SampleFitCheck(),
     RsampleGradCheck(),
     ContextCheck(),
+    MomentsCheck(),
+    EntropyCheck(),
 )
 
 __all__ = ["CHECKS", "NON_CHECK_ITEMS", "OPT_IN", "Check", "CheckName", "CheckResult"]

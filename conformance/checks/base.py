@@ -16,6 +16,7 @@ from conformance.check_names import CheckName
 from conformance.checks.subject import FrameworkError, Subject
 from conformance.kinds import HEADLINE_WORDS, Kind
 from conformance.operations import Operation
+from conformance.summaries import Summary
 
 if TYPE_CHECKING:
     from conformance.adapters import Adapter
@@ -87,6 +88,10 @@ class Check(ABC):
     #: With ``draws_only``: whether the check needs draws that vary continuously (no item for
     #: a discrete law, Delta's point mass included).
     continuous_draws: ClassVar[bool] = False
+
+    #: The summaries the check reads (mean, …, entropy); an item reads those that both the
+    #: oracle and the framework's class have, and the plan makes none where they share none.
+    summaries: ClassVar[tuple[Summary, ...]] = ()
 
     def unsupported_by(
         self, adapter: Adapter, opted_in: frozenset[Operation] = frozenset()

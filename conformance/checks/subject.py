@@ -18,6 +18,7 @@ import numpy as np
 
 from conformance import timing
 from conformance.adapters.base import Adapter
+from conformance.adapters.capabilities import Summarizes
 from conformance.contexts import SEPARATOR, CallingContext, InputKind
 from conformance.kinds import Kind
 from conformance.registry import Binding
@@ -231,6 +232,32 @@ class Subject:
         value = self.value() if value is None else value
         with self.framework_call("log_prob"):
             return self.adapter.log_prob(dist, value)
+
+    def implements(self, summary: str) -> bool:
+        """Whether the framework's class defines ``summary`` (read as its users read it)."""
+        return isinstance(self.adapter, Summarizes) and self.adapter.implements(
+            self.binding, summary
+        )
+
+    def summaries(self, names: tuple[str, ...]) -> dict[str, np.ndarray | FrameworkError]:
+        """Each summary of the built distribution as a NumPy array, or the error reading it
+        raised (named by the summary: one that raises leaves the others their values)."""
+        adapter = self.adapter
+        assert isinstance(adapter, Summarizes)  # the check's operation is offered
+        params = self.params()
+        with self.framework_call("build"):
+            found = adapter.summaries(self.binding, params, names)
+        out: dict[str, np.ndarray | FrameworkError] = {}
+        for name in names:
+            value = found[name]
+            if isinstance(value, Exception):
+                out[name] = FrameworkError(name, value)
+                continue
+            try:
+                out[name] = self.numpy(value, f"read {name}")
+            except FrameworkError as exc:
+                out[name] = exc
+        return out
 
     def numpy(self, array: Any, stage: str = "read result") -> np.ndarray:
         with self.framework_call(stage):

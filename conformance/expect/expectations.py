@@ -21,6 +21,7 @@ import yaml
 
 from conformance import reference
 from conformance.answers.gradients import GradExpectation
+from conformance.answers.summaries import SummaryAnswer
 from conformance.answers.values import Expected, Inputs, SiteExpectation
 from conformance.cases.context_design import CaseShape
 from conformance.cases.loader import Case
@@ -34,6 +35,7 @@ from conformance.expect.materialize import (
     sample_with_batch,
     sensitivity,
 )
+from conformance.expect.summaries import summary_answer
 from conformance.registry import Binding
 
 
@@ -46,6 +48,7 @@ class Expectations:
         self.options: tuple = tuple(sorted(binding.oracle.items()))
         self.inputs: Inputs = inputs_for(case, dtype)
         self.expected: Expected = expected_for(case, dtype, self.options)
+        self._summaries: dict[str, SummaryAnswer] = {}
 
     @cached_property
     def _family(self) -> reference.Family:
@@ -69,6 +72,16 @@ class Expectations:
     def law(self) -> DrawLaw:
         """The oracle's law of draws at this case's parameters (the sampling checks')."""
         return DrawLaw(self._family, self.inputs, self.options)
+
+    def has_summary(self, name: str) -> bool:
+        """Whether the oracle knows summary ``name`` of this case's family."""
+        return self._family.has_summary(name)
+
+    def summary(self, name: str) -> SummaryAnswer:
+        """The oracle's summary ``name`` at this case's parameters, with its tolerance."""
+        if name not in self._summaries:
+            self._summaries[name] = summary_answer(self._family, self.inputs, name, self.options)
+        return self._summaries[name]
 
     @cached_property
     def params_valid(self) -> bool:

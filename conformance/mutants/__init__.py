@@ -55,6 +55,8 @@ NUMPYRO_NORMAL_PATHWISE = (
     "--family=Normal",
     "--check=sample_fit,rsample_grad",
 )
+TORCH_NORMAL_SUMMARIES = ("--framework=torch", "--family=Normal", "--check=log_prob,moments")
+NUMPYRO_NORMAL_SUMMARIES = ("--framework=numpyro", "--family=Normal", "--check=log_prob,entropy")
 
 CATALOGUE: tuple[Mutant, ...] = (
     Mutant(
@@ -362,6 +364,28 @@ CATALOGUE: tuple[Mutant, ...] = (
         killers=("*/normal.yaml::scalar[numpyro-float64-sample_fit]",),
         spared=("*-sample_shapes]",),
         kinds=(Kind.FIT,),
+    ),
+    Mutant(
+        name="normal-variance-unsquared",
+        title="summaries only: Normal.variance returns the scale, not its square",
+        replicates="a moment's formula off by a power while log_prob and draws are right",
+        framework="torch",
+        apply=torch_mutants.apply_normal_variance_unsquared,
+        selection=TORCH_NORMAL_SUMMARIES,
+        killers=("*/normal.yaml::scalar[torch-float32-moments]",),
+        spared=("*-log_prob]",),
+        kinds=(Kind.VALUE,),
+    ),
+    Mutant(
+        name="numpyro-normal-entropy-constant",
+        title="summaries only: NumPyro's Normal.entropy without its ½",
+        replicates="an entropy with a wrong constant, compiled, while log_prob is right",
+        framework="numpyro",
+        apply=numpyro_mutants.apply_normal_entropy_constant,
+        selection=NUMPYRO_NORMAL_SUMMARIES,
+        killers=("*/normal.yaml::scalar[numpyro-float64-entropy]",),
+        spared=("*-log_prob]",),
+        kinds=(Kind.VALUE,),
     ),
 )
 

@@ -250,3 +250,17 @@ def apply_beta_sample_grad_half(patch: Patcher) -> None:
         return lax.stop_gradient(x) + 0.5 * (x - lax.stop_gradient(x))  # MUTATION: NumPyro's x
 
     patch.setattr(Beta, "sample", sample)
+
+
+# ----- own: summaries --------------------------------------------------------------------------
+def apply_normal_entropy_constant(patch: Patcher) -> None:
+    """Normal.entropy without its ½ (log(2π)/2 + log σ, the entropy less half a nat): every
+    log_prob, gradient and draw is right, and the summaries are compiled (the executable store
+    must not answer for the unmutated entropy)."""
+    import jax.numpy as jnp
+    from numpyro.distributions import Normal
+
+    def entropy(self: Any) -> Any:
+        return jnp.broadcast_to(0.5 * jnp.log(2 * jnp.pi) + jnp.log(self.scale), self.batch_shape)
+
+    patch.setattr(Normal, "entropy", entropy)  # MUTATION: 0.5 + 0.5·log(2π) + log σ

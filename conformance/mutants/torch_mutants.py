@@ -307,3 +307,12 @@ def apply_normal_draws_ignore_sample_shape(patch: Patcher) -> None:
 
     patch.setattr(Normal, "rsample", rsample)
     patch.setattr(Normal, "sample", sample)
+
+
+# ----- own: summaries ----------------------------------------------------------------------
+def apply_normal_variance_unsquared(patch: Patcher) -> None:
+    """Normal.variance returning the scale, not its square: every log_prob, gradient and draw
+    is right; the variance (and the stddev, its root in torch) is off wherever scale ≠ 1."""
+    from torch.distributions import Normal
+
+    patch.setattr(Normal, "variance", property(lambda self: self.scale))  # MUTATION: scale**2

@@ -23,7 +23,6 @@ import numpy as np
 
 from .declarations import Arrays, Options, OracleError, ParamInfo, as_float64
 
-
 #: The summaries, as the frameworks name them; ``stddev`` reads the variance's hook.
 SUMMARIES = ("mean", "variance", "stddev", "mode", "entropy")
 

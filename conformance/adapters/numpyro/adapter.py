@@ -25,10 +25,12 @@ from conformance.adapters.numpyro.compiled import CompiledFunctions, Deferred, s
 from conformance.adapters.numpyro.contexts import NumpyroContexts
 from conformance.adapters.numpyro.dialect import JaxDialect
 from conformance.adapters.numpyro.store import cache, lowering
+from conformance.adapters.summaries import ReadsSummaries, read_summary
 from conformance.operations import DrawMode, DrawRaised, Operation
 from conformance.registry import Binding
 from conformance.registry.bounds import static_bounds
 from conformance.reproducers.dialects import Dialect
+from conformance.summaries import Summary
 
 
 def x64(enabled: bool) -> contextlib.AbstractContextManager:
@@ -47,7 +49,7 @@ def _vmap_key(axes: Mapping[str, int], value_axis: int | None) -> tuple:
     return ("vmap", tuple(sorted(axes.items())), value_axis)
 
 
-class NumpyroAdapter(NumpyroContexts, Adapter):
+class NumpyroAdapter(NumpyroContexts, ReadsSummaries, Adapter):
     name = "numpyro"
     package = "numpyro"
     module = "numpyro.distributions"
@@ -158,6 +160,7 @@ class NumpyroAdapter(NumpyroContexts, Adapter):
         Operation.PLATE_IN_SCAN: "numpyro.plate inside numpyro.contrib.control_flow.scan",
         Operation.CONTEXT: "as users call it: NumPy and Python inputs, x64, log_density",
         Operation.SAMPLE: "Distribution.sample(jax.random.PRNGKey(seed), sample_shape) under jax.jit",
+        Operation.SUMMARIES: "the properties mean, variance, mode; entropy(); under jax.jit",
     }
     draw_modes: ClassVar[Mapping[DrawMode, str]] = {
         DrawMode.SAMPLE: "Distribution.sample(key, sample_shape)",
@@ -357,6 +360,44 @@ class NumpyroAdapter(NumpyroContexts, Adapter):
                 binding, static, {**arrays, **mapped}, value, lp, how=_vmap_key(axes, value_axis)
             )
         return dict(grads)
+
+    def summaries(self, binding, params, names):
+        """Every summary the class defines, in one compiled function per binding and shapes
+        (the ``moments`` and ``entropy`` items of a case share it); where tracing that raises,
+        each asked summary alone, so one that raises leaves the others their values."""
+        if not self.compiled:
+            return ReadsSummaries.summaries(self, binding, params, names)
+        arrays, static = self._arrays_and_static(binding, params)
+        every = tuple(s.value for s in Summary if self.implements(binding, s))
+        together = every if set(names) <= set(every) else tuple(names)
+
+        def evaluate(asked: tuple[str, ...]) -> dict[str, Any]:
+            def make() -> Any:
+                def read(a: dict[str, Any]) -> dict[str, Any]:
+                    dist = self._distribution(binding, {**static, **a})
+                    found = {n: read_summary(dist, Summary(n)) for n in asked}
+                    for value in found.values():
+                        if isinstance(value, Exception):
+                            raise value
+                    return found
+
+                return read
+
+            return self._call(("summaries", asked), binding, static, make, arrays)
+
+        try:
+            found = evaluate(together)
+            return {n: found[n] for n in names}
+        except Exception as exc:
+            if len(together) == 1:
+                return {names[0]: exc}
+        out: dict[str, Any] = {}
+        for name in names:
+            try:
+                out[name] = evaluate((name,))[name]
+            except Exception as exc:  # this summary only
+                out[name] = exc
+        return out
 
     def _call(self, key, binding, static, make, *args):
         """``make()`` applied to ``args``: compiled (and reused) or eagerly, as this adapter runs."""

@@ -9,13 +9,14 @@ from typing import Any, ClassVar
 import numpy as np
 
 from conformance.adapters.base import Adapter, split_mapped
+from conformance.adapters.summaries import ReadsSummaries
 from conformance.adapters.torch.contexts import TorchContexts
 from conformance.adapters.torch.dialect import TorchDialect
 from conformance.operations import DrawMode, Operation
 from conformance.reproducers.dialects import Dialect
 
 
-class TorchAdapter(TorchContexts, Adapter):
+class TorchAdapter(TorchContexts, ReadsSummaries, Adapter):
     name = "torch"
     package = "torch"
     module = "torch"
@@ -55,6 +56,7 @@ class TorchAdapter(TorchContexts, Adapter):
         Operation.JIT: "torch.compile",
         Operation.CONTEXT: "as users call it: input kinds, global modes, torch.func",
         Operation.SAMPLE: "Distribution.sample under torch.manual_seed",
+        Operation.SUMMARIES: "the properties mean, variance, stddev, mode; entropy()",
     }
     draw_modes: ClassVar[Mapping[DrawMode, str]] = {
         DrawMode.SAMPLE: "Distribution.sample",

@@ -1,0 +1,59 @@
+"""Summaries read as users read them (``dist.mean``, ``dist.entropy()``), and which of them a
+framework class defines: the :class:`~conformance.adapters.capabilities.Summarizes` of torch,
+GPyTorch and NumPyro's eager path."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from functools import cache
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from conformance.adapters.base import import_dotted
+from conformance.registry import Binding
+from conformance.summaries import Summary
+
+
+@cache
+def _defines(constructor: str, bases: tuple[str, ...], summary: Summary) -> bool:
+    """Whether the class at ``constructor`` defines ``summary`` below its framework base, whose
+    own raises NotImplementedError (torch's ``stddev``, the root of the variance, counts as the
+    class's when the class defines its variance)."""
+    cls = import_dotted(constructor)
+    if not isinstance(cls, type):
+        return True  # a factory: what it builds says, when called
+    base = next(
+        (b for b in map(import_dotted, bases) if isinstance(b, type) and issubclass(cls, b)), None
+    )
+    own = getattr(cls, summary.value, None)
+    if own is None:
+        return False
+    if base is None or own is not getattr(base, summary.value, None):
+        return True
+    return summary is Summary.STDDEV and _defines(constructor, bases, Summary.VARIANCE)
+
+
+class ReadsSummaries:
+    """Each summary read from the distribution built once, op by op."""
+
+    distribution_bases: ClassVar[tuple[str, ...]]
+
+    if TYPE_CHECKING:  # the adapter's
+
+        def construct(self, binding: Binding, params: Mapping[str, Any]) -> Any: ...
+
+    def implements(self, binding: Binding, summary: str) -> bool:
+        return _defines(binding.constructor, self.distribution_bases, Summary(summary))
+
+    def summaries(
+        self, binding: Binding, params: Mapping[str, Any], names: Sequence[str]
+    ) -> dict[str, Any]:
+        dist = self.construct(binding, params)
+        return {name: read_summary(dist, Summary(name)) for name in names}
+
+
+def read_summary(dist: Any, summary: Summary) -> Any:
+    """``summary`` of ``dist``, or the exception reading it raised."""
+    try:
+        return dist.entropy() if summary.called else getattr(dist, summary.value)
+    except Exception as exc:  # this summary only: the others keep their values
+        return exc

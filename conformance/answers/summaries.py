@@ -1,0 +1,20 @@
+"""The oracle's summary of one case's distribution (its mean, variance, …, entropy) in one dtype,
+with the tolerance a framework's answer is held to, as data."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True, eq=False)
+class SummaryAnswer:
+    """What the oracle says of one summary; NaN where it is undefined, ±inf where infinite."""
+
+    name: str
+    #: ``batch + event`` (``batch`` for the entropy).
+    value: np.ndarray
+    #: Absolute, elementwise: ULPs of the dtype times 1 + |value| + how far the value moves
+    #: when each parameter moves by one relative unit.
+    tolerance: np.ndarray

@@ -1,0 +1,76 @@
+"""What the ``moments`` and ``entropy`` checks share: summaries read from the distribution
+built at a case's parameters, each held to the oracle's value, shape and dtype.
+
+Where the oracle says a summary is undefined (NaN) or infinite, the framework must say the
+same; where it gives a number, the framework's is held within the answer's tolerance.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from conformance.checks.base import Check, CheckResult, shown
+from conformance.checks.subject import FrameworkError, Subject
+from conformance.compare import compare_arrays
+from conformance.kinds import Kind
+from conformance.operations import Operation
+
+
+class SummariesCheck(Check):
+    operation = Operation.SUMMARIES
+    #: They read the parameters alone: once per file and parameter set, on valid parameters.
+    draws_only = True
+
+    def evaluate(self, subject: Subject) -> CheckResult:
+        asked = tuple(
+            s.value
+            for s in self.summaries
+            if subject.expectations.has_summary(s) and subject.implements(s)
+        )
+        if not asked:
+            return CheckResult(True, skip_reason="no summary both the oracle and the class have")
+        found = subject.summaries(asked)
+        failures: list[tuple[Kind, str]] = []
+        metrics: dict = {"summaries": list(asked)}
+        arrays: dict = {}
+        for name in asked:
+            answer = subject.expectations.summary(name)
+            got = found[name]
+            if isinstance(got, FrameworkError):
+                failures.append((got.kind, str(got)))
+                continue
+            judged = _judge(name, answer.value, answer.tolerance, got, subject.dtype)
+            metrics[name] = judged.metrics
+            if judged.kind is not None:
+                failures.append((judged.kind, judged.message))
+                arrays[name] = {
+                    "expected": shown(answer.value),
+                    "actual": shown(got),
+                    "tolerance": shown(answer.tolerance),
+                }
+        if not failures:
+            return CheckResult(True, metrics=metrics)
+        metrics["failed"] = len(failures)
+        detail = "\n  ".join(message for _, message in failures)
+        return self.fail(subject, failures[0][0], detail, metrics, arrays)
+
+
+class _Judged:
+    def __init__(self, kind: Kind | None, message: str, metrics: dict) -> None:
+        self.kind, self.message, self.metrics = kind, message, metrics
+
+
+def _judge(
+    name: str, expected: np.ndarray, tol: np.ndarray, actual: np.ndarray, dtype: str
+) -> _Judged:
+    """One summary: its shape, then its dtype, then its values."""
+    if actual.shape != expected.shape:
+        return _Judged(
+            Kind.SHAPE, f"{name} has shape {actual.shape}, expected {expected.shape}", {}
+        )
+    if actual.dtype != np.dtype(dtype):
+        return _Judged(Kind.DTYPE, f"{name} has dtype {actual.dtype}, expected {dtype}", {})
+    result = compare_arrays(expected, actual, tol, dtype)
+    if result.ok:
+        return _Judged(None, "", result.metrics)
+    return _Judged(result.kind or Kind.VALUE, f"{name}: {result.detail}", result.metrics)
