@@ -15,21 +15,23 @@ from conformance.summaries import Summary
 
 @cache
 def _defines(constructor: str, bases: tuple[str, ...], summary: Summary) -> bool:
-    """Whether the class at ``constructor`` defines ``summary`` below its framework base, whose
-    own raises NotImplementedError (torch's ``stddev``, the root of the variance, counts as the
-    class's when the class defines its variance)."""
     cls = import_dotted(constructor)
     if not isinstance(cls, type):
         return True  # a factory: what it builds says, when called
-    base = next(
-        (b for b in map(import_dotted, bases) if isinstance(b, type) and issubclass(cls, b)), None
-    )
+    return defines(cls, tuple(map(import_dotted, bases)), summary)
+
+
+def defines(cls: type, bases: tuple[type, ...], summary: Summary) -> bool:
+    """Whether ``cls`` defines ``summary`` below its framework base, whose own raises
+    NotImplementedError (torch's ``stddev``, the root of the variance, counts as the class's
+    when the class defines its variance)."""
+    base = next((b for b in bases if isinstance(b, type) and issubclass(cls, b)), None)
     own = getattr(cls, summary.value, None)
     if own is None:
         return False
     if base is None or own is not getattr(base, summary.value, None):
         return True
-    return summary is Summary.STDDEV and _defines(constructor, bases, Summary.VARIANCE)
+    return summary is Summary.STDDEV and defines(cls, bases, Summary.VARIANCE)
 
 
 class ReadsSummaries:

@@ -26,6 +26,13 @@ from typing import Any, Literal
 import yaml
 
 from conformance.adapters.base import Adapter, import_dotted
+from conformance.commands.method_coverage import (
+    METHODS,
+    MethodCoverage,
+    load_method_exclusions,
+    method_coverage,
+    tested_pairs,
+)
 from conformance.registry import Binding
 
 Status = Literal["covered", "excluded", "missing"]
@@ -77,6 +84,8 @@ class FrameworkCoverage:
     stale_exclusions: list[str] = field(default_factory=list)
     #: Adapter → the suite's families (or ``Family.parametrization``) it does not offer.
     lacking: dict[str, list[str]] = field(default_factory=dict)
+    #: The classes' (class, method) pairs: tested, not implemented, excluded or missing.
+    methods: MethodCoverage = field(default_factory=MethodCoverage)
 
     def count(self, status: Status) -> int:
         return sum(1 for c in self.classes.values() if c.status == status)
@@ -201,6 +210,8 @@ def coverage(
 
     frameworks: dict[str, FrameworkCoverage] = {}
     by_class: dict[type, ClassCoverage] = {}
+    shipped: dict[str, tuple[Adapter, dict[str, type]]] = {}
+    specs = list(specs)
     for adapter in adapters.values():
         package = adapter.package
         fw = frameworks.get(package)
@@ -214,7 +225,9 @@ def coverage(
             fw.unavailable = reason
             continue
         fw.version = _public(adapter.version())
-        for name, cls in shipped_classes(adapter).items():
+        classes = shipped_classes(adapter)
+        shipped.setdefault(package, (adapter, {}))[1].update(classes)
+        for name, cls in classes.items():
             if name not in fw.classes:
                 fw.classes[name] = by_class[cls] = ClassCoverage(name, cls.__module__)
     builds = _Builds()
@@ -230,6 +243,12 @@ def coverage(
             entry.adapters.add(spec.adapter.name)
             entry.checks.add(spec.check.name)
             entry.items += 1
+    tested = tested_pairs(specs, builds.classes)
+    method_exclusions = load_method_exclusions()
+    for package, (adapter, classes) in shipped.items():
+        frameworks[package].methods = method_coverage(
+            adapter, classes, tested, method_exclusions.get(package, {})
+        )
     for package, fw in frameworks.items():
         excluded = exclusions.get(package, {})
         if not fw.unavailable:
@@ -265,6 +284,7 @@ def as_json(frameworks: dict[str, FrameworkCoverage]) -> dict[str, Any]:
                 "percent_covered": round(fw.percent, 1),
                 **({"unavailable": fw.unavailable} if fw.unavailable else {}),
                 **({"not_offered": fw.lacking} if fw.lacking else {}),
+                "methods": fw.methods.as_json(),
             }
             for package, fw in sorted(frameworks.items())
         },
@@ -275,6 +295,13 @@ def render_text(frameworks: dict[str, FrameworkCoverage]) -> str:
     lines = []
     for _, fw in sorted(frameworks.items()):
         lines.append(fw.summary())
+        if not fw.unavailable:
+            lines.append(fw.methods.summary())
+            missing = [
+                f"{c}.{m}" for (c, m), s in sorted(fw.methods.status.items()) if s == "missing"
+            ]
+            if missing:
+                lines.append(f"  methods missing: {', '.join(missing)}")
         for adapter, names in fw.lacking.items():
             lines.append(f"  not offered by {adapter}: {', '.join(names)}")
         for name, c in sorted(fw.classes.items()):
@@ -324,7 +351,32 @@ def render_markdown(frameworks: dict[str, FrameworkCoverage]) -> str:
                 out.append(f"| `{name}` | covered | {families} | {checks} | {c.items} |")
             else:
                 out.append(f"| `{name}` | {c.status} | {c.reason} | | |")
+        out += ["", _methods_table(fw)]
     return "\n".join(out) + "\n"
+
+
+def _methods_table(fw: FrameworkCoverage) -> str:
+    """The (class, method) pairs of one framework, a row per class with a method."""
+    methods = fw.methods
+    out = [
+        f"Methods ({', '.join(METHODS)}): {methods.count('tested')} of {methods.implemented} "
+        f"pairs the classes define tested ({methods.percent:.0f}%), "
+        f"{methods.count('excluded')} excluded, {methods.count('missing')} missing.",
+        "",
+        "| class | " + " | ".join(METHODS) + " |",
+        "| --- |" + " --- |" * len(METHODS),
+    ]
+    marks = {
+        "tested": "tested",
+        "not implemented": "·",
+        "excluded": "excluded",
+        "missing": "missing",
+    }
+    for name in sorted(fw.classes):
+        cells = [marks[methods.status.get((name, m), "not implemented")] for m in METHODS]
+        if any(cell != "·" for cell in cells):
+            out.append(f"| `{name}` | " + " | ".join(cells) + " |")
+    return "\n".join(out)
 
 
 def readme_line(frameworks: dict[str, FrameworkCoverage]) -> str:

@@ -22,8 +22,9 @@ from conformance.plan.specs import CheckSpec, ItemSpec
 SEED_TAG = "seed"
 #: The checks a quick run keeps in one dtype (the case's first): each calls the framework in
 #: another way (a transformation, a broadcast variant, a calling context, op by op) whose bugs
-#: are mostly about batching and dispatch, and each compiles programs of its own. Values,
-#: shapes and gradients keep both dtypes.
+#: are mostly about batching and dispatch, and each compiles programs of its own; the
+#: summaries (moments, entropy) are one item per family × framework, as the methods issue
+#: asks. Values, shapes and gradients keep both dtypes.
 QUICK_ONE_DTYPE = frozenset(
     {
         CheckName.EAGER,
@@ -35,6 +36,8 @@ QUICK_ONE_DTYPE = frozenset(
         CheckName.PLATE_IN_SCAN,
         CheckName.GRAD_FUNCTIONAL,
         CheckName.CONTEXT,
+        CheckName.MOMENTS,
+        CheckName.ENTROPY,
     }
 )
 #: Where an item compiles, one of these per family × framework (in this order of choice).
