@@ -44,6 +44,11 @@ HOOKS = {
     "moments_unjudged",
     # Where the draws' density is not log_prob (rsample_grad's implicit derivatives).
     "draw_log_density",
+    # What it says without a value (reference.summaries).
+    "_mean",
+    "_variance",
+    "_mode",
+    "_entropy",
 }
 
 

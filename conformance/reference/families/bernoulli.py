@@ -6,6 +6,7 @@ import numpy as np
 from scipy import special
 
 from ..core import Arrays, Family, ParamInfo, ValueInfo
+from .binomial import success_failure
 
 
 class Bernoulli(Family):
@@ -36,6 +37,28 @@ class Bernoulli(Family):
     def _sample(self, params, shape, rng, parametrization):
         p = params["probs"] if parametrization == "probs" else special.expit(params["logits"])
         return (rng.random(shape) < p).astype(np.float64)
+
+    def _mean(self, params, parametrization, options):
+        return success_failure(params)[0]
+
+    def _variance(self, params, parametrization, options):
+        p, q = success_failure(params)
+        return p * q
+
+    def _mode(self, params, parametrization, options):
+        # 1 − p is exact near p = ½ (Sterbenz), so p = ½ is the only tie; from logits, 0.
+        p, q = success_failure(params)
+        side = params["logits"] if parametrization == "logits" else p - q
+        return np.where(side > 0, 1.0, np.where(side < 0, 0.0, np.nan))
+
+    def _entropy(self, params, parametrization, options):
+        if parametrization == "probs":
+            p = params["probs"]
+            return -special.xlogy(p, p) - special.xlog1py(1.0 - p, -p)
+        # p·softplus(−l) + q·softplus(l): two positive terms, exact for any |l|.
+        logits = params["logits"]
+        p, q = success_failure(params)
+        return p * np.logaddexp(0.0, -logits) + q * np.logaddexp(0.0, logits)
 
 
 BERNOULLI = Bernoulli(

@@ -58,6 +58,16 @@ class BetaBinomial(CountsUpToTotal):
         p = rng.beta(params["concentration1"], params["concentration0"])
         return np.asarray(rng.binomial(params["total_count"].astype(np.int64), p), np.float64)
 
+    def _mean(self, params, parametrization, options):
+        a, b, n = params["concentration1"], params["concentration0"], params["total_count"]
+        return n * a / (a + b)
+
+    def _variance(self, params, parametrization, options):
+        # n·αβ·(α + β + n) / ((α + β)²·(α + β + 1)).
+        a, b, n = params["concentration1"], params["concentration0"], params["total_count"]
+        total = a + b
+        return n * (a / total) * (b / total) * (total + n) / (total + 1.0)
+
 
 BETA_BINOMIAL = BetaBinomial(
     name="BetaBinomial",

@@ -87,6 +87,19 @@ class BetaNegativeBinomial(Family):
         lam = rng.gamma(params["n"], np.minimum(odds, 1e300))
         return np.asarray(rng.poisson(np.minimum(lam, 1e15)), np.float64)
 
+    def _mean(self, params, parametrization, options):
+        # n·α/(β − 1) for β > 1; the count's tail is heavy below: +inf.
+        a, b, n = params["concentration1"], params["concentration0"], params["n"]
+        return np.where(b > 1.0, n * a / (b - 1.0), np.inf)
+
+    def _variance(self, params, parametrization, options):
+        # n·α·(n + β − 1)·(α + β − 1) / ((β − 1)²·(β − 2)) for β > 2; +inf below (NumPyro's
+        # +inf at β ≤ 1 too, where the mean is already infinite).
+        a, b, n = params["concentration1"], params["concentration0"], params["n"]
+        bm1 = b - 1.0
+        found = n * a * (n + bm1) * (a + bm1) / (bm1 * bm1 * (b - 2.0))
+        return np.where(b > 2.0, found, np.inf)
+
 
 BETA_NEGATIVE_BINOMIAL = BetaNegativeBinomial(
     name="BetaNegativeBinomial",

@@ -14,11 +14,21 @@ exact for any |l|.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 from scipy import special
 
 from ..constants import HALF_LOG_2PI
-from ..core import Arrays, Family, Options, ParamInfo, Support, ValueInfo
+from ..core import Arrays, Family, Options, OracleError, ParamInfo, Support, ValueInfo
+
+
+def success_failure(params: Arrays) -> tuple[np.ndarray, np.ndarray]:
+    """(p, 1 − p) from ``probs`` or ``logits`` (σ(l), σ(−l): 1 − σ(l) loses σ(−l)'s digits)."""
+    if "probs" in params:
+        return params["probs"], 1.0 - params["probs"]
+    logits = params["logits"]
+    return special.expit(logits), special.expit(-logits)
 
 
 def softplus(x: np.ndarray) -> np.ndarray:
@@ -239,6 +249,54 @@ def log_binomial_coefficient(n: np.ndarray, k: np.ndarray) -> np.ndarray:
         return log_rising(n - j + 1.0, j) - special.gammaln(j + 1.0)
 
 
+#: A count window reaches this many standard deviations and this many counts beyond the mean
+#: (:func:`count_window`): the mass left outside is far below 1e-17 of the whole.
+_WINDOW_SDS, _WINDOW_COUNTS = 40.0, 60.0
+#: The most terms :func:`sum_over_counts` evaluates at once.
+_MAX_TERMS = 50_000_000
+
+
+def count_window(
+    mean: np.ndarray, sd: np.ndarray, upper: np.ndarray | float = np.inf
+) -> tuple[np.ndarray, np.ndarray]:
+    """The counts [lo, hi] ⊂ [0, upper] a sum over a count law's support needs: mean ± 40 sd
+    and 60 more counts each side (a Poisson-like law of a tiny mean still has k = 1, 2, …)."""
+    reach = _WINDOW_SDS * sd + _WINDOW_COUNTS
+    lo = np.maximum(0.0, np.floor(mean - reach))
+    hi = np.minimum(upper, np.ceil(mean + reach))
+    return lo, np.maximum(lo, hi)
+
+
+def sum_over_counts(
+    log_pmf: Callable[[np.ndarray], np.ndarray],
+    lo: np.ndarray,
+    hi: np.ndarray,
+    term: Callable[[np.ndarray, np.ndarray], np.ndarray],
+) -> np.ndarray:
+    """Σ_{k=lo}^{hi} term(k, log p(k)) elementwise over the batch (lo, hi batch-shaped);
+    ``log_pmf`` takes counts shaped ``batch + (width,)``. Terms at −inf log-mass are 0."""
+    lo, hi = np.broadcast_arrays(np.asarray(lo, np.float64), np.asarray(hi, np.float64))
+    usable = np.isfinite(lo) & np.isfinite(hi)  # invalid parameters: their sums are discarded
+    lo, hi = np.where(usable, lo, 0.0), np.where(usable, hi, 0.0)
+    width = int(np.max(hi - lo, initial=0.0)) + 1
+    if width * max(lo.size, 1) > _MAX_TERMS:
+        raise OracleError(f"a sum over {width} counts per element is more than the oracle sums")
+    k = lo[..., None] + np.arange(width, dtype=np.float64)
+    inside = k <= hi[..., None]
+    k = np.where(inside, k, lo[..., None])
+    with np.errstate(all="ignore"):
+        lp = np.asarray(log_pmf(k), dtype=np.float64)
+        found = term(k, lp)
+    return np.where(inside & (lp > -np.inf), found, 0.0).sum(-1)
+
+
+def entropy_over_counts(
+    log_pmf: Callable[[np.ndarray], np.ndarray], lo: np.ndarray, hi: np.ndarray
+) -> np.ndarray:
+    """−Σ_k p(k)·log p(k) over the counts [lo, hi]."""
+    return sum_over_counts(log_pmf, lo, hi, lambda k, lp: -np.exp(lp) * lp)
+
+
 class CountsUpToTotal(Family):
     """A count family whose support ends at ``total_count`` (Binomial, BetaBinomial)."""
 
@@ -273,6 +331,28 @@ class Binomial(CountsUpToTotal):
     def _sample(self, params, shape, rng, parametrization):
         p = params["probs"] if parametrization == "probs" else special.expit(params["logits"])
         return np.asarray(rng.binomial(params["total_count"].astype(np.int64), p), np.float64)
+
+    def _mean(self, params, parametrization, options):
+        return params["total_count"] * success_failure(params)[0]
+
+    def _variance(self, params, parametrization, options):
+        p, q = success_failure(params)
+        return params["total_count"] * p * q
+
+    def _mode(self, params, parametrization, options):
+        # ⌊(n + 1)p⌋, at most n. Where (n + 1)p is a whole number in [1, n] the two counts
+        # (n + 1)p − 1 and (n + 1)p are equally likely: the larger is torch's (the only mode).
+        n = params["total_count"]
+        return np.minimum(np.floor((n + 1.0) * success_failure(params)[0]), n)
+
+    def _entropy(self, params, parametrization, options):
+        n = params["total_count"]
+        p, q = success_failure(params)
+        lo, hi = count_window(n * p, np.sqrt(n * p * q), n)
+        expanded = {k: v[..., None] for k, v in params.items()}
+        return entropy_over_counts(
+            lambda k: self._log_prob(expanded, k, parametrization, options), lo, hi
+        )
 
 
 _COUNT = ParamInfo(0, "nonnegative_integer", integer=True)

@@ -100,6 +100,9 @@ class CAR(Family):
         # x − μ = L⁻ᵀ ε has covariance (L Lᵀ)⁻¹ = Q⁻¹.
         return params["loc"] + np.linalg.solve(np.swapaxes(chol, -1, -2), eps[..., None])[..., 0]
 
+    def _mean(self, params, parametrization, options):
+        return params["loc"]
+
 
 CAR_FAMILY = CAR(
     name="CAR",

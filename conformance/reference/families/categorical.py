@@ -29,6 +29,37 @@ def category_log_probs(weights: np.ndarray, kind: str, normalize: bool) -> np.nd
     return weights - special.logsumexp(weights, axis=-1, keepdims=True)
 
 
+def category_probs(weights: np.ndarray, kind: str, normalize: bool) -> np.ndarray:
+    """q_k along the last axis: ``probs`` as given (or divided by their sum), softmax of
+    ``logits``."""
+    if kind == "probs":
+        return weights / weights.sum(-1, keepdims=True) if normalize else weights
+    return special.softmax(weights, axis=-1)
+
+
+def category_complements(weights: np.ndarray, kind: str, normalize: bool) -> np.ndarray:
+    """1 − q_k along the last axis without cancelling at a dominant category: the sum of the
+    other categories' q (normalised weights), or 1 − p_k for ``probs`` taken as given."""
+    if kind == "probs" and not normalize:
+        return 1.0 - weights
+    q = category_probs(weights, kind, normalize)
+    return q @ (1.0 - np.eye(q.shape[-1]))
+
+
+def category_entropy(weights: np.ndarray, kind: str, normalize: bool) -> np.ndarray:
+    """−Σ_k q_k log q_k (0·log 0 = 0), over the last axis."""
+    q = category_probs(weights, kind, normalize)
+    if kind == "probs":
+        return -special.xlogy(q, q).sum(-1)
+    log_q = category_log_probs(weights, kind, normalize)
+    return -np.where(q > 0, q * log_q, 0.0).sum(-1)
+
+
+def category_mode(weights: np.ndarray) -> np.ndarray:
+    """The most probable category, the first of tied ones (torch's argmax), as a float."""
+    return np.argmax(weights, axis=-1).astype(np.float64)
+
+
 def category_log_probs_vjp(
     weights: np.ndarray, kind: str, normalize: bool, counts: np.ndarray
 ) -> np.ndarray:
@@ -97,6 +128,20 @@ class Categorical(Family):
     def _sample(self, params, shape, rng, parametrization):
         weights, kind = weights_of(params)
         return sample_categories(category_log_probs(weights, kind, True), rng)
+
+    def _mean(self, params, parametrization, options):
+        # Torch and NumPyro both return NaN: the categories are labels, not numbers.
+        return np.full(weights_of(params)[0].shape[:-1], np.nan)
+
+    def _variance(self, params, parametrization, options):
+        return np.full(weights_of(params)[0].shape[:-1], np.nan)
+
+    def _mode(self, params, parametrization, options):
+        return category_mode(weights_of(params)[0])
+
+    def _entropy(self, params, parametrization, options):
+        weights, kind = weights_of(params)
+        return category_entropy(weights, kind, options.get("normalize_probs", False))
 
 
 CATEGORICAL = Categorical(

@@ -17,6 +17,7 @@ import numpy as np
 from .. import projections
 from ..constants import LOG_2PI
 from ..core import Arrays, Family, Options, OracleError, ParamInfo, ValueInfo
+from .multivariate_normal import gaussian_entropy
 
 
 def _rfft_index(n: int) -> np.ndarray:
@@ -81,6 +82,23 @@ class CirculantNormal(Family):
         eps = rng.standard_normal((*shape, n)) + 1j * rng.standard_normal((*shape, n))
         z = np.fft.fft(np.sqrt(lam) * eps, axis=-1) / np.sqrt(n)
         return params["loc"] + z.real
+
+    def _mean(self, params, parametrization, options):
+        return params["loc"]
+
+    def _variance(self, params, parametrization, options):
+        # Every diagonal entry is c_0 (given, or the eigenvalues' mean), shaped like loc.
+        n = np.shape(params["loc"])[-1]
+        if parametrization == "covariance_row":
+            c0 = params["covariance_row"][..., 0]
+        else:
+            c0 = self._eigenvalues(params, parametrization, n).mean(-1)
+        return np.repeat(c0[..., None], n, axis=-1)
+
+    def _entropy(self, params, parametrization, options):
+        n = np.shape(params["loc"])[-1]
+        lam = self._eigenvalues(params, parametrization, n)
+        return gaussian_entropy(n, np.log(np.where(lam > 0, lam, 1.0)).sum(-1))
 
 
 _LOC = ParamInfo(1, "real")

@@ -37,6 +37,16 @@ class Delta(Family):
     def _sample(self, params, shape, rng, parametrization):
         return np.broadcast_to(params["v"], shape).copy()
 
+    def _mean(self, params, parametrization, options):
+        return params["v"]
+
+    def _variance(self, params, parametrization, options):
+        return np.zeros(np.shape(params["v"]))
+
+    def _entropy(self, params, parametrization, options):
+        # −E[log p(X)] = −log_density: the one value X takes has log_prob log_density.
+        return -params["log_density"]
+
 
 DELTA = Delta(
     name="Delta",

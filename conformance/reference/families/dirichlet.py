@@ -68,6 +68,43 @@ class Dirichlet(Family):
         g = rng.gamma(params["concentration"])
         return g / g.sum(-1, keepdims=True)
 
+    def _mean(self, params, parametrization, options):
+        alpha = params["concentration"]
+        return alpha / alpha.sum(-1, keepdims=True)
+
+    def _variance(self, params, parametrization, options):
+        # α_k·(α₀ − α_k)/(α₀²·(α₀ + 1)), α₀ − α_k summed from the others (no cancellation).
+        alpha = params["concentration"]
+        total = alpha.sum(-1, keepdims=True)
+        return (alpha / total) * (others_sum(alpha) / total) / (total + 1.0)
+
+    def _mode(self, params, parametrization, options):
+        # (α − 1)/(α₀ − K) where every α_k ≥ 1 and some α_k > 1. Where some α_k < 1 the density
+        # is unbounded towards the face x_k = 0 and where every α_k = 1 it is flat: no unique
+        # maximiser (torch puts a one-hot or the clamped (α − 1)₊ there instead).
+        alpha = params["concentration"]
+        excess = alpha - 1.0
+        unique = np.all(excess >= 0, axis=-1) & np.any(excess > 0, axis=-1)
+        found = excess / excess.sum(-1, keepdims=True)
+        return np.where(unique[..., None], found, np.nan)
+
+    def _entropy(self, params, parametrization, options):
+        # log B(α) + (α₀ − K)·ψ(α₀) − Σ (α_k − 1)·ψ(α_k).
+        alpha = params["concentration"]
+        total = alpha.sum(-1)
+        k = alpha.shape[-1]
+        return (
+            log_dirichlet_normalizer(alpha)
+            + (total - k) * special.digamma(total)
+            - ((alpha - 1.0) * special.digamma(alpha)).sum(-1)
+        )
+
+
+def others_sum(x: np.ndarray) -> np.ndarray:
+    """Σ_{j ≠ k} x_j for every k along the last axis, summed, not x₀ − x_k (which cancels where
+    x_k dominates)."""
+    return x @ (1.0 - np.eye(x.shape[-1]))
+
 
 DIRICHLET = Dirichlet(
     name="Dirichlet",

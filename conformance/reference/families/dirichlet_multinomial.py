@@ -16,6 +16,7 @@ from .. import projections
 from ..core import Arrays, Family, Options, ParamInfo, Projection, Support, ValueInfo
 from .beta_binomial import BETA_BINOMIAL
 from .binomial import digamma_diff, log_rising
+from .dirichlet import others_sum
 from .multinomial import log_multinomial_coefficient
 
 
@@ -60,6 +61,16 @@ class DirichletMultinomial(Family):
             cdf = projections.tabulated_cdf(pmf)
             found.append(Projection(name, projections.counts_in(chosen), cdf, discrete=True))
         return found
+
+    def _mean(self, params, parametrization, options):
+        alpha, n = params["concentration"], params["total_count"]
+        return n[..., None] * alpha / alpha.sum(-1, keepdims=True)
+
+    def _variance(self, params, parametrization, options):
+        # n·q_k·(1 − q_k)·(n + α₀)/(1 + α₀), q = α/α₀, 1 − q_k summed from the others.
+        alpha, n = params["concentration"], params["total_count"][..., None]
+        total = alpha.sum(-1, keepdims=True)
+        return n * (alpha / total) * (others_sum(alpha) / total) * (n + total) / (1.0 + total)
 
     def _sample(self, params, shape, rng, parametrization):
         g = rng.gamma(params["concentration"])

@@ -33,6 +33,17 @@ class DiscreteUniform(Family):
         low, high = params["low"], params["high"]
         return np.floor(low + rng.random(size=shape) * (high - low + 1.0))
 
+    def _mean(self, params, parametrization, options):
+        return params["low"] + 0.5 * (params["high"] - params["low"])
+
+    def _variance(self, params, parametrization, options):
+        # ((h − l + 1)² − 1)/12 = (h − l)(h − l + 2)/12, exact for whole bounds.
+        width = params["high"] - params["low"]
+        return width * (width + 2.0) / 12.0
+
+    def _entropy(self, params, parametrization, options):
+        return np.log1p(params["high"] - params["low"])
+
 
 DISCRETE_UNIFORM = DiscreteUniform(
     name="DiscreteUniform",

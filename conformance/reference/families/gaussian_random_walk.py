@@ -62,6 +62,15 @@ class GaussianRandomWalk(Family):
         eps = rng.standard_normal((*shape, steps))
         return np.cumsum(eps, axis=-1) * params["scale"][..., None]
 
+    def _mean(self, params, parametrization, options):
+        steps = int(np.asarray(params["num_steps"]))
+        return np.zeros((*np.shape(params["scale"]), steps))
+
+    def _variance(self, params, parametrization, options):
+        # x_t is the sum of t + 1 steps: (t + 1)·σ².
+        steps = int(np.asarray(params["num_steps"]))
+        return params["scale"][..., None] ** 2 * np.arange(1.0, steps + 1.0)
+
 
 GAUSSIAN_RANDOM_WALK = GaussianRandomWalk(
     name="GaussianRandomWalk",

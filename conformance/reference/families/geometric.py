@@ -11,7 +11,7 @@ import numpy as np
 from scipy import special
 
 from ..core import Arrays, Family, Options, ParamInfo, ValueInfo
-from .binomial import softplus
+from .binomial import softplus, success_failure
 
 
 class Geometric(Family):
@@ -41,6 +41,35 @@ class Geometric(Family):
     def _sample(self, params, shape, rng, parametrization):
         p = params["probs"] if parametrization == "probs" else special.expit(params["logits"])
         return np.asarray(rng.geometric(p) - 1, np.float64)
+
+    def _mean(self, params, parametrization, options):
+        return _odds_against(params)
+
+    def _variance(self, params, parametrization, options):
+        p, _ = success_failure(params)
+        return _odds_against(params) / p
+
+    def _mode(self, params, parametrization, options):
+        # Every probability decreases in k (p > 0): 0.
+        return np.zeros(np.shape(params[parametrization]))
+
+    def _entropy(self, params, parametrization, options):
+        # −log p − (1 − p)/p·log(1 − p).
+        if parametrization == "probs":
+            p = params["probs"]
+            return -np.log(p) - special.xlog1py(1.0 - p, -p) / p
+        logits = params["logits"]
+        # (1 − p)/p·softplus(l) = e^(−l)·log1p(e^l), → 1 as l → −∞ (where e^(−l) overflows).
+        t = np.exp(np.minimum(logits, 700.0))
+        ratio = np.where(t < 1e-8, 1.0 - 0.5 * t, np.log1p(t) / np.where(t < 1e-8, 1.0, t))
+        return softplus(-logits) + ratio
+
+
+def _odds_against(params: Arrays) -> np.ndarray:
+    """(1 − p)/p, the mean number of failures: e^(−l) from logits."""
+    if "probs" in params:
+        return (1.0 - params["probs"]) / params["probs"]
+    return np.exp(-params["logits"])
 
 
 GEOMETRIC = Geometric(

@@ -85,6 +85,24 @@ class HurdlePoisson(Family):
         counts = np.maximum(stats.poisson.ppf(u, rate), 1.0)
         return sample_gate(params, counts, shape, rng)
 
+    def _mean(self, params, parametrization, options):
+        _, log_1mg = log_gates(params)
+        return np.exp(log_1mg) * _truncated_mean(params["rate"])
+
+    def _variance(self, params, parametrization, options):
+        # (1 − g)·v + g·(1 − g)·m² with m and v the zero-truncated Poisson's mean and variance,
+        # v = m·(1 + λ − m) = m·λ·(1/λ − 1/expm1(λ)): 1 + λ − m cancels at a small λ.
+        log_g, log_1mg = log_gates(params)
+        rate = params["rate"]
+        m = _truncated_mean(rate)
+        v = m * rate * one_over_lambda_minus_one_over_expm1(rate)
+        return np.exp(log_1mg) * (v + np.exp(log_g) * m * m)
+
+
+def _truncated_mean(rate: np.ndarray) -> np.ndarray:
+    """λ/(1 − e^(−λ)), the mean of a Poisson conditioned on ≥ 1 (→ 1 as λ → 0)."""
+    return rate / -np.expm1(-rate)
+
 
 _RATE = ParamInfo(0, "positive")
 HURDLE_POISSON = HurdlePoisson(

@@ -65,6 +65,28 @@ class Independent(Family):
         loc, scale = np.broadcast_arrays(params["loc"], params["scale"])
         return loc + scale * rng.standard_normal(loc.shape)
 
+    def _of_base(self, summary: str, params: Arrays) -> np.ndarray:
+        """The base Normal's ``summary`` of every coordinate (batch + event): the reinterpreted
+        dim is one of its batch dims."""
+        from .. import get_family
+
+        return get_family("Normal").summary(
+            summary, {"loc": params["loc"], "scale": params["scale"]}
+        )
+
+    def _mean(self, params, parametrization, options):
+        return self._of_base("mean", params)
+
+    def _variance(self, params, parametrization, options):
+        return self._of_base("variance", params)
+
+    def _mode(self, params, parametrization, options):
+        return self._of_base("mode", params)
+
+    def _entropy(self, params, parametrization, options):
+        # The coordinates are independent: their entropies add.
+        return self._of_base("entropy", params).sum(-1)
+
 
 INDEPENDENT = Independent(
     name="Independent",

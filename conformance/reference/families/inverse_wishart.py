@@ -160,9 +160,44 @@ class InverseWishart(Family):
         x = lx @ np.swapaxes(lx, -1, -2)
         return 0.5 * (x + np.swapaxes(x, -1, -2))
 
+    def _scale(self, params: Arrays, parametrization: str) -> np.ndarray:
+        """Ψ: as given, S Sᵀ, or Lr⁻ᵀ Lr⁻¹ from the rate's factor."""
+        if parametrization == "scale_matrix":
+            return params["scale_matrix"]
+        h, _ = self._scale_factor(params, parametrization)
+        return h @ np.swapaxes(h, -1, -2)
+
+    def _mean(self, params, parametrization, options):
+        # Ψ/(ν − p − 1) for ν > p + 1. Below, the diagonal's mean is +inf and the rest's
+        # undefined: NaN throughout, NumPyro's (the only framework with a mean).
+        psi = self._scale(params, parametrization)
+        excess = params["concentration"] - psi.shape[-1] - 1.0
+        return psi / np.where(excess > 0, excess, np.nan)[..., None, None]
+
+    def _variance(self, params, parametrization, options):
+        # ((ν − p + 1)·Ψ_ij² + (ν − p − 1)·Ψ_ii·Ψ_jj) / ((ν − p)·(ν − p − 1)²·(ν − p − 3)) for
+        # ν > p + 3 (Ψ_ii²·2/((ν − p − 1)²·(ν − p − 3)) on the diagonal). Below: NaN, NumPyro's
+        # (the diagonal's is +inf for p + 1 < ν ≤ p + 3).
+        psi = self._scale(params, parametrization)
+        p = psi.shape[-1]
+        nu = params["concentration"][..., None, None]
+        diag = np.diagonal(psi, axis1=-2, axis2=-1)
+        outer = diag[..., :, None] * diag[..., None, :]
+        m = nu - p
+        found = ((m + 1.0) * psi * psi + (m - 1.0) * outer) / (m * (m - 1.0) ** 2 * (m - 3.0))
+        return np.where(m > 3.0, found, np.nan)
+
+    def _mode(self, params, parametrization, options):
+        psi = self._scale(params, parametrization)
+        return psi / (params["concentration"] + psi.shape[-1] + 1.0)[..., None, None]
+
 
 class InverseWishartCholesky(InverseWishart):
     cholesky_value = True
+    # Its value is the factor L of X: InverseWishart's summaries are X's, not L's.
+    _mean = Family._mean
+    _variance = Family._variance
+    _mode = Family._mode
 
 
 def _parametrizations() -> dict[str, dict[str, ParamInfo]]:

@@ -66,6 +66,10 @@ class LKJ(LKJCholesky):
         d = c.shape[-1]
         return np.where(np.eye(d, dtype=bool), 1.0, c)  # the unit diagonal exactly
 
+    def _mean(self, params, parametrization, options):
+        # C ↦ D C D (D = diag(±1)) keeps the law, so every off-diagonal mean is 0.
+        return np.eye(_dim(params))
+
 
 LKJ_FAMILY = LKJ(
     name="LKJ",

@@ -14,6 +14,8 @@ from .. import projections
 from ..constants import LOG_2PI
 from ..core import Arrays, Family, Options, OracleError, ParamInfo, ValueInfo
 from ..pathwise import fold_to
+from .multivariate_normal import gaussian_entropy
+from .wishart import triangle_log_det
 
 
 def low_rank_covariance(cov_factor: np.ndarray, cov_diag: np.ndarray) -> np.ndarray:
@@ -83,6 +85,27 @@ class LowRankMultivariateNormal(Family):
         z_diag = rng.standard_normal((*shape, factor.shape[-2]))
         low = np.einsum("...ij,...j->...i", factor, z_rank)
         return params["loc"] + low + np.sqrt(params["cov_diag"]) * z_diag
+
+    def _mean(self, params, parametrization, options):
+        return params["loc"]
+
+    def _variance(self, params, parametrization, options):
+        factor = params["cov_factor"]
+        return (factor * factor).sum(-1) + params["cov_diag"]
+
+    def _mode(self, params, parametrization, options):
+        return params["loc"]
+
+    def _entropy(self, params, parametrization, options):
+        # log|W Wᵀ + D| = Σ log D + log|I + Wᵀ D⁻¹ W| (the determinant lemma), the capacitance's
+        # by its Cholesky factor: its eigenvalues are ≥ 1, so it is always well conditioned.
+        factor, diag = params["cov_factor"], params["cov_diag"]
+        safe = np.where(np.isfinite(diag) & (diag > 0), diag, 1.0)
+        scaled = np.where(np.isfinite(factor), factor, 0.0) / np.sqrt(safe)[..., None]
+        capacitance = np.swapaxes(scaled, -1, -2) @ scaled + np.eye(factor.shape[-1])
+        chol = np.linalg.cholesky(capacitance)
+        log_det = np.log(safe).sum(-1) + triangle_log_det(chol)
+        return gaussian_entropy(diag.shape[-1], log_det)
 
 
 LOW_RANK_MULTIVARIATE_NORMAL = LowRankMultivariateNormal(

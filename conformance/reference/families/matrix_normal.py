@@ -107,6 +107,9 @@ class MatrixNormal(Family):
         z = rng.standard_normal((*shape, n, p))
         return params["loc"] + lr @ z @ np.swapaxes(lc, -1, -2)
 
+    def _mean(self, params, parametrization, options):
+        return params["loc"]
+
 
 MATRIX_NORMAL = MatrixNormal(
     name="MatrixNormal",

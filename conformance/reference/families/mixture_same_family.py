@@ -23,6 +23,7 @@ from .categorical import (
     NORMALIZE_OPTION,
     category_log_probs,
     category_log_probs_vjp,
+    category_probs,
     sample_categories,
     weights_of,
 )
@@ -102,6 +103,34 @@ class MixtureSameFamily(Family):
         mu = np.take_along_axis(loc, pick, -1)[..., 0]
         sigma = np.take_along_axis(scale, pick, -1)[..., 0]
         return mu + sigma * rng.standard_normal(shape)
+
+    def _of_components(self, params: Arrays) -> tuple[np.ndarray, np.ndarray]:
+        """(E[X | k], Var[X | k]) along the component axis: the component Normal's own
+        summaries."""
+        from .. import get_family
+
+        normal = get_family("Normal")
+        components = {"loc": params["loc"], "scale": params["scale"]}
+        return (
+            normal.summary("mean", components),
+            normal.summary("variance", components),
+        )
+
+    def _mean(self, params, parametrization, options):
+        # The weights normalised as the option says (torch's Categorical divides probs by their
+        # sum; NumPyro's mean reads CategoricalProbs' probs as given).
+        weights, kind = weights_of(params)
+        w = category_probs(weights, kind, options.get("normalize_probs", False))
+        means, _ = self._of_components(params)
+        return (w * means).sum(-1)
+
+    def _variance(self, params, parametrization, options):
+        # Total variance: E[Var(X | k)] + Var(E[X | k]), the second about the mixture's mean.
+        weights, kind = weights_of(params)
+        w = category_probs(weights, kind, options.get("normalize_probs", False))
+        means, variances = self._of_components(params)
+        mean = (w * means).sum(-1, keepdims=True)
+        return (w * variances).sum(-1) + (w * (means - mean) ** 2).sum(-1)
 
 
 _LOC, _SCALE = ParamInfo(1, "real"), ParamInfo(1, "positive")

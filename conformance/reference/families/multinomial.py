@@ -9,14 +9,23 @@ see :mod:`conformance.reference.families.categorical`).
 from __future__ import annotations
 
 import numpy as np
+from scipy import special
 
 from .. import projections
 from ..core import Arrays, Family, Options, ParamInfo, Projection, Support, ValueInfo
-from .binomial import log_binomial_coefficient
+from .binomial import (
+    count_window,
+    log_binomial_coefficient,
+    log_binomial_pmf,
+    sum_over_counts,
+)
 from .categorical import (
     NORMALIZE_OPTION,
+    category_complements,
+    category_entropy,
     category_log_probs,
     category_log_probs_vjp,
+    category_probs,
     weights_of,
 )
 
@@ -76,6 +85,42 @@ class Multinomial(Family):
         for idx in np.ndindex(*shape):
             out[idx] = rng.multinomial(n, q[idx] / q[idx].sum())
         return out
+
+    def _mean(self, params, parametrization, options):
+        weights, kind = weights_of(params)
+        return params["total_count"] * category_probs(weights, kind, _normalize(options))
+
+    def _variance(self, params, parametrization, options):
+        weights, kind = weights_of(params)
+        normalize = _normalize(options)
+        q = category_probs(weights, kind, normalize)
+        return params["total_count"] * q * category_complements(weights, kind, normalize)
+
+    def _entropy(self, params, parametrization, options):
+        # −E[log p(X)] = n·H(q) − log n! + Σ_k E[log X_k!], X_k ~ Binomial(n, q_k) (torch's form).
+        weights, kind = weights_of(params)
+        normalize = _normalize(options)
+        q = category_probs(weights, kind, normalize)
+        n = np.asarray(params["total_count"], np.float64)
+        lo, hi = count_window(n * q, np.sqrt(n * q * (1.0 - q)), n)
+        complements = category_complements(weights, kind, normalize)
+        log_q, log_rest = np.log(q)[..., None], np.log(complements)[..., None]
+
+        def log_pmf(k: np.ndarray) -> np.ndarray:
+            return log_binomial_pmf(n, k, q[..., None], complements[..., None], log_q, log_rest)
+
+        log_factorials = sum_over_counts(
+            log_pmf, lo, hi, lambda k, lp: np.exp(lp) * special.gammaln(k + 1.0)
+        )
+        return (
+            n * category_entropy(weights, kind, normalize)
+            - special.gammaln(n + 1.0)
+            + log_factorials.sum(-1)
+        )
+
+
+def _normalize(options: Options) -> bool:
+    return bool(options.get("normalize_probs", False))
 
 
 _COUNT = ParamInfo(0, "nonnegative_integer", integer=True, static=True)

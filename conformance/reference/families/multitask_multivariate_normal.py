@@ -92,6 +92,28 @@ class MultitaskMultivariateNormal(Family):
         )
         return unvec(flat, n, t, parametrization)
 
+    def _summary_of_mvn(self, summary: str, params: Arrays, parametrization: str) -> np.ndarray:
+        """The MultivariateNormal's ``summary`` of the vectorised value, laid out as (n, t)."""
+        found = MULTIVARIATE_NORMAL.summary(
+            summary, self._mvn(params, parametrization), "covariance_matrix"
+        )
+        if summary == "entropy":
+            return found
+        n, t = params["mean"].shape[-2:]
+        return unvec(found, n, t, parametrization)
+
+    def _mean(self, params, parametrization, options):
+        return self._summary_of_mvn("mean", params, parametrization)
+
+    def _variance(self, params, parametrization, options):
+        return self._summary_of_mvn("variance", params, parametrization)
+
+    def _mode(self, params, parametrization, options):
+        return self._summary_of_mvn("mode", params, parametrization)
+
+    def _entropy(self, params, parametrization, options):
+        return self._summary_of_mvn("entropy", params, parametrization)
+
 
 _PARAMS = {
     "mean": ParamInfo(2, "real"),

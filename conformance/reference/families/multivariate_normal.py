@@ -12,10 +12,32 @@ from .. import projections
 from ..constants import LOG_2PI
 from ..core import Arrays, Family, OracleError, ParamInfo, ValueInfo
 from ..pathwise import fold_to, through_cholesky
+from .wishart import _chol_or_identity, triangle_log_det
 
 
 def _solve(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.linalg.solve(a, b[..., None])[..., 0]
+
+
+def gaussian_entropy(n: int, log_det_cov: np.ndarray) -> np.ndarray:
+    """½·(n·(1 + log 2π) + log|Σ|), a Gaussian's on ℝⁿ."""
+    return 0.5 * (n * (1.0 + LOG_2PI) + log_det_cov)
+
+
+def covariance_diagonal_and_log_det(
+    mat: np.ndarray, parametrization: str
+) -> tuple[np.ndarray, np.ndarray]:
+    """(diag Σ, log|Σ|) from Σ, from its factor L (diag Σ = row sums of L²) or from the
+    precision P = U Uᵀ (diag P⁻¹ = column sums of (U⁻¹)², a triangular solve, no inverse of P),
+    each log-determinant from a triangular factor. A matrix that does not factor (an invalid
+    parameter, NaN from the caller) stands in as the identity."""
+    if parametrization == "scale_tril":
+        return (mat * mat).sum(-1), triangle_log_det(mat)
+    chol, _ = _chol_or_identity(mat)
+    if parametrization == "covariance_matrix":
+        return np.diagonal(mat, axis1=-2, axis2=-1).copy(), triangle_log_det(chol)
+    inv = np.linalg.solve(chol, np.broadcast_to(np.eye(mat.shape[-1]), chol.shape))
+    return (inv * inv).sum(-2), -triangle_log_det(chol)
 
 
 class MultivariateNormal(Family):
@@ -117,6 +139,20 @@ class MultivariateNormal(Family):
             chol = np.linalg.cholesky(np.linalg.inv(mat))
         eps = rng.standard_normal((*shape, mat.shape[-1]))
         return params["loc"] + np.einsum("...ij,...j->...i", chol, eps)
+
+    def _mean(self, params, parametrization, options):
+        return params["loc"]
+
+    def _variance(self, params, parametrization, options):
+        return covariance_diagonal_and_log_det(params[parametrization], parametrization)[0]
+
+    def _mode(self, params, parametrization, options):
+        return params["loc"]
+
+    def _entropy(self, params, parametrization, options):
+        mat = params[parametrization]
+        _, log_det = covariance_diagonal_and_log_det(mat, parametrization)
+        return gaussian_entropy(mat.shape[-1], log_det)
 
 
 _LOC = ParamInfo(1, "real")

@@ -124,6 +124,18 @@ class MultivariateStudentT(Family):
         scale = np.sqrt(params["df"] / rng.chisquare(params["df"], size=shape))
         return params["loc"] + np.einsum("...ij,...j->...i", chol, eps) * scale[..., None]
 
+    def _mean(self, params, parametrization, options):
+        # loc for ν > 1; undefined below, where ∫|x| p(x) dx diverges (NumPyro returns +inf).
+        df = params["df"][..., None]
+        return np.where(df > 1.0, params["loc"], np.nan)
+
+    def _variance(self, params, parametrization, options):
+        # diag(L Lᵀ)·ν/(ν − 2) for ν > 2, +inf for 1 < ν ≤ 2, undefined (no mean) for ν ≤ 1.
+        chol = params["scale_tril"]
+        df = params["df"][..., None]
+        found = (chol * chol).sum(-1) * (df / (df - 2.0))
+        return np.where(df > 2.0, found, np.where(df > 1.0, np.inf, np.nan))
+
 
 def _fold(grad: np.ndarray, like: np.ndarray) -> np.ndarray:
     """Sum the event axis back to size 1 where loc had size 1 there (a scalar loc)."""

@@ -134,6 +134,38 @@ class NegativeBinomial(Family):
         lam = rng.gamma(np.where(r > 0, r, 1.0), odds) * (r > 0)
         return np.asarray(rng.poisson(lam), np.float64)
 
+    def _mean(self, params, parametrization, options):
+        r, odds, _ = _count_odds(params, parametrization)
+        return r * odds
+
+    def _variance(self, params, parametrization, options):
+        # r·p/(1 − p)² = mean·(1 + odds).
+        r, odds, one_plus_odds = _count_odds(params, parametrization)
+        return r * odds * one_plus_odds
+
+    def _mode(self, params, parametrization, options):
+        # ⌊(r − 1)·p/(1 − p)⌋, 0 for r ≤ 1. Where (r − 1)·p/(1 − p) is a whole number m ≥ 1,
+        # m − 1 and m are equally likely: the larger is torch's (the only framework with a mode).
+        r, odds, _ = _count_odds(params, parametrization)
+        return np.maximum(np.floor((r - 1.0) * odds), 0.0)
+
+
+def _count_odds(params: Arrays, parametrization: str) -> tuple[np.ndarray, ...]:
+    """(r, p/(1 − p), 1/(1 − p)) in each parametrization's own terms: the Gamma–Poisson's
+    odds are 1/β = μ/α."""
+    if parametrization == "probs":
+        p = params["probs"]
+        return params["total_count"], p / (1.0 - p), 1.0 / (1.0 - p)
+    if parametrization == "logits":
+        odds = np.exp(params["logits"])
+        return params["total_count"], odds, 1.0 + odds
+    alpha = params["concentration"]
+    if parametrization == "concentration_rate":
+        odds = 1.0 / params["rate"]
+        return alpha, odds, 1.0 + odds
+    ratio = params["mean"] / alpha
+    return alpha, ratio, 1.0 + ratio
+
 
 def _total_count_partial(
     r: np.ndarray, k: np.ndarray, p: np.ndarray, d_coef: np.ndarray

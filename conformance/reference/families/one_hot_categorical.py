@@ -16,8 +16,12 @@ from .. import projections
 from ..core import Arrays, Family, Options, ParamInfo, Projection, Support, ValueInfo
 from .categorical import (
     NORMALIZE_OPTION,
+    category_complements,
+    category_entropy,
     category_log_probs,
     category_log_probs_vjp,
+    category_mode,
+    category_probs,
     one_hot,
     sample_categories,
     weights_of,
@@ -66,6 +70,25 @@ class OneHotCategorical(Family):
         weights, kind = weights_of(params)
         idx = sample_categories(category_log_probs(weights, kind, True), rng).astype(np.intp)
         return one_hot(idx, weights.shape[-1])
+
+    def _mean(self, params, parametrization, options):
+        weights, kind = weights_of(params)
+        return category_probs(weights, kind, options.get("normalize_probs", False))
+
+    def _variance(self, params, parametrization, options):
+        weights, kind = weights_of(params)
+        normalize = options.get("normalize_probs", False)
+        q = category_probs(weights, kind, normalize)
+        return q * category_complements(weights, kind, normalize)
+
+    def _mode(self, params, parametrization, options):
+        # The first of tied most probable categories (torch's argmax), one-hot.
+        weights, _ = weights_of(params)
+        return one_hot(category_mode(weights).astype(np.intp), weights.shape[-1])
+
+    def _entropy(self, params, parametrization, options):
+        weights, kind = weights_of(params)
+        return category_entropy(weights, kind, options.get("normalize_probs", False))
 
 
 ONE_HOT_CATEGORICAL = OneHotCategorical(

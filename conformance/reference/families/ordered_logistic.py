@@ -105,6 +105,13 @@ class OrderedLogistic(Family):
         latent = params["predictor"] + rng.logistic(size=shape)
         return np.sum(cuts < latent[..., None], axis=-1).astype(np.float64)
 
+    def _mean(self, params, parametrization, options):
+        # NumPyro's (a CategoricalProbs) is NaN: the categories are taken as labels.
+        return np.full(np.shape(params["predictor"]), np.nan)
+
+    def _variance(self, params, parametrization, options):
+        return np.full(np.shape(params["predictor"]), np.nan)
+
 
 ORDERED_LOGISTIC = OrderedLogistic(
     name="OrderedLogistic",

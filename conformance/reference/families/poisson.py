@@ -35,6 +35,16 @@ class Poisson(Family):
     def _sample(self, params, shape, rng, parametrization):
         return np.asarray(rng.poisson(params["rate"]), np.float64)
 
+    def _mean(self, params, parametrization, options):
+        return params["rate"]
+
+    def _variance(self, params, parametrization, options):
+        return params["rate"]
+
+    def _mode(self, params, parametrization, options):
+        # ⌊λ⌋. At a whole λ ≥ 1, λ − 1 and λ are equally likely: the larger is torch's.
+        return np.floor(params["rate"])
+
 
 POISSON = Poisson(
     name="Poisson",

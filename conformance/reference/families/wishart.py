@@ -27,6 +27,11 @@ def _eye_where_invalid(mat: np.ndarray, ok: np.ndarray) -> np.ndarray:
     return np.where(ok[..., None, None], mat, np.eye(mat.shape[-1]))
 
 
+def triangle_log_det(chol: np.ndarray) -> np.ndarray:
+    """log|L Lᵀ| = 2·Σ log|L_ii|."""
+    return 2.0 * np.log(np.abs(np.diagonal(chol, axis1=-2, axis2=-1))).sum(-1)
+
+
 def _chol_or_identity(mat: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Cholesky factors elementwise over the batch, and where factoring succeeded."""
     flat = mat.reshape(-1, *mat.shape[-2:])
@@ -165,6 +170,53 @@ class Wishart(Family):
         la = chol @ a
         x = la @ np.swapaxes(la, -1, -2)
         return 0.5 * (x + np.swapaxes(x, -1, -2))
+
+    def _covariance(self, params: Arrays, parametrization: str) -> tuple[np.ndarray, np.ndarray]:
+        """(Σ, log|Σ|): Σ as given, L Lᵀ, or U⁻ᵀ U⁻¹ from the precision's factor U (no inverse of
+        the precision itself); each log-determinant from a triangular factor."""
+        mat = params[parametrization]
+        if parametrization == "scale_tril":
+            chol = self._scale_tril(params, parametrization)
+            return chol @ np.swapaxes(chol, -1, -2), triangle_log_det(chol)
+        factor, _ = _chol_or_identity(mat)
+        if parametrization == "covariance_matrix":
+            return mat, triangle_log_det(factor)
+        inv = np.linalg.solve(factor, np.broadcast_to(np.eye(mat.shape[-1]), factor.shape))
+        return np.swapaxes(inv, -1, -2) @ inv, -triangle_log_det(factor)
+
+    def _mean(self, params, parametrization, options):
+        sigma, _ = self._covariance(params, parametrization)
+        return params["df"][..., None, None] * sigma
+
+    def _variance(self, params, parametrization, options):
+        # Var X_ij = ν·(Σ_ij² + Σ_ii·Σ_jj).
+        sigma, _ = self._covariance(params, parametrization)
+        diag = np.diagonal(sigma, axis1=-2, axis2=-1)
+        return params["df"][..., None, None] * (
+            sigma * sigma + diag[..., :, None] * diag[..., None, :]
+        )
+
+    def _mode(self, params, parametrization, options):
+        # (ν − p − 1)·Σ for ν > p + 1; below, the density grows without bound towards singular
+        # matrices (at ν = p + 1 it is largest at X = 0, outside the support): no mode (torch: NaN).
+        sigma, _ = self._covariance(params, parametrization)
+        factor = params["df"] - sigma.shape[-1] - 1.0
+        return np.where(factor > 0, factor, np.nan)[..., None, None] * sigma
+
+    def _entropy(self, params, parametrization, options):
+        # (p + 1)/2·log|Σ| + p(p + 1)/2·log 2 + log Γ_p(ν/2) − (ν − p − 1)/2·ψ_p(ν/2) + νp/2.
+        nu = params["df"]
+        p = params[parametrization].shape[-1]
+        _, log_det = self._covariance(params, parametrization)
+        j = np.arange(1, p + 1)
+        multi_digamma = special.digamma(0.5 * nu[..., None] + 0.5 * (1 - j)).sum(-1)
+        return (
+            0.5 * (p + 1) * log_det
+            + 0.5 * p * (p + 1) * LOG_2
+            + log_multivariate_gamma(0.5 * nu, p)
+            - 0.5 * (nu - p - 1.0) * multi_digamma
+            + 0.5 * nu * p
+        )
 
 
 _DF = ParamInfo(0, "positive")

@@ -19,7 +19,7 @@ import numpy as np
 from scipy import special
 
 from ..constants import LOG_2
-from ..core import Arrays, Options, ParamInfo, ValueInfo
+from ..core import Arrays, Family, Options, ParamInfo, ValueInfo
 from ..pathwise import through_cholesky
 from .lkj_cholesky import log_multivariate_gamma
 from .wishart import (
@@ -63,6 +63,12 @@ def _whitened(f: np.ndarray, x: np.ndarray, parametrization: str) -> tuple[np.nd
 
 
 class WishartCholesky(Wishart):
+    # Its value is the factor L of the Wishart's X: Wishart's summaries are X's, not L's.
+    _mean = Family._mean
+    _variance = Family._variance
+    _mode = Family._mode
+    _entropy = Family._entropy
+
     def _draw_moments(self, params, weights, parametrization, options):
         """The factor is L = C·A (C = chol Σ, A Bartlett's: A_kk = √χ²(ν − k), k = 0..p−1,
         A_kj ~ N(0, 1) below, all independent), so s = Σ w·L = Σ_kj (Cᵀw)_kj·A_kj:

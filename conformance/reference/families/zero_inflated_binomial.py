@@ -59,6 +59,17 @@ class ZeroInflatedBinomial(CountsUpToTotal):
         counts = np.asarray(rng.binomial(n, params["probs"]), np.float64)
         return np.where(rng.random(shape) < np.exp(log_g), 0.0, counts)
 
+    def _mean(self, params, parametrization, options):
+        _, log_1mg = log_gates(params)
+        return np.exp(log_1mg) * params["total_count"] * params["probs"]
+
+    def _variance(self, params, parametrization, options):
+        # (1 − g)·(σ² + μ²) − (1 − g)²·μ² = (1 − g)·(σ² + g·μ²), μ = np and σ² = np(1 − p).
+        log_g, log_1mg = log_gates(params)
+        n, p = params["total_count"], params["probs"]
+        mean = n * p
+        return np.exp(log_1mg) * (mean * (1.0 - p) + np.exp(log_g) * mean * mean)
+
 
 _BASE = {
     "total_count": ParamInfo(0, "nonnegative_integer", integer=True),

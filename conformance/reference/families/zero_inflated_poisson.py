@@ -64,6 +64,16 @@ class ZeroInflatedPoisson(Family):
         counts = np.asarray(rng.poisson(params["rate"]), np.float64)
         return np.where(rng.random(shape) < np.exp(log_g), 0.0, counts)
 
+    def _mean(self, params, parametrization, options):
+        _, log_1mg = _log_gates(params, parametrization)
+        return np.exp(log_1mg) * params["rate"]
+
+    def _variance(self, params, parametrization, options):
+        # (1 − g)·(λ + λ²) − (1 − g)²·λ² = (1 − g)·λ·(1 + g·λ).
+        log_g, log_1mg = _log_gates(params, parametrization)
+        rate = params["rate"]
+        return np.exp(log_1mg) * rate * (1.0 + np.exp(log_g) * rate)
+
 
 _RATE = ParamInfo(0, "positive")
 ZERO_INFLATED_POISSON = ZeroInflatedPoisson(

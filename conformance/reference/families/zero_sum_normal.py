@@ -62,6 +62,15 @@ class ZeroSumNormal(Family):
         z = rng.standard_normal((*shape, n)) * params["scale"][..., None]
         return z - z.mean(-1, keepdims=True)
 
+    def _mean(self, params, parametrization, options):
+        n = int(np.asarray(params["event_size"]))
+        return np.zeros((*np.shape(params["scale"]), n))
+
+    def _variance(self, params, parametrization, options):
+        # The covariance σ²·(I − 11ᵀ/n) has σ²·(1 − 1/n) on its diagonal.
+        n = int(np.asarray(params["event_size"]))
+        return np.repeat((params["scale"] ** 2 * ((n - 1.0) / n))[..., None], n, axis=-1)
+
 
 ZERO_SUM_NORMAL = ZeroSumNormal(
     name="ZeroSumNormal",
