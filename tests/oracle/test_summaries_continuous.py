@@ -1142,3 +1142,22 @@ def test_summaries_match_quadrature_of_the_log_density(name: str) -> None:
             continue
         scale = max(1.0, abs(got)) if summary == "entropy" else abs(got)
         assert abs(got - found[summary]) <= 1e-9 * scale, (summary, got, found[summary])
+
+
+@pytest.mark.parametrize("name", sorted(ORDINARY))
+def test_summaries_broadcast_over_the_batch(name: str) -> None:
+    """A (2, 1) first parameter against (3,) others: every summary (2, 3), each element the
+    scalar point's value."""
+    key, params = ORDINARY[name]
+    family = _family(name)
+    first, *rest = params
+    column = (2, 1) if rest else (2, 3)  # a lone parameter carries the whole batch
+    batched = {first: np.full(column, params[first])} | {k: np.full(3, params[k]) for k in rest}
+    scalar = {k: A(v) for k, v in params.items()}
+    for summary in Summary:
+        if not family.has_summary(summary):
+            continue
+        want = family.summary(summary, scalar, key)
+        got = family.summary(summary, batched, key)
+        assert got.shape == (2, 3), (summary, got.shape)
+        np.testing.assert_array_equal(got, np.broadcast_to(want, (2, 3)), err_msg=str(summary))
