@@ -13,7 +13,7 @@ from conformance.adapters.numpyro.store import lowering
 from conformance.commands import coverage
 from conformance.mutants import numpyro_mutants, torch_mutants
 from conformance.records import record, results
-from conformance.reference import core
+from conformance.reference import core, summaries
 from conformance.registry import callables
 from conformance.report import details, svg, values
 from conformance.reproducers import script
@@ -55,6 +55,16 @@ results.load_results  # results.json's reader: tests/running/test_robustness.py
 coverage.readme_line  # the README's coverage line: tests/project/test_coverage.py
 coverage.FrameworkCoverage.stale_exclusions  # tests/project/test_coverage.py fails on one
 lowering.unshare_context  # tests/frameworks/test_jax_lowering.py
+
+# Called by name: Summaries.summary reads getattr(self, Summary(...).hook), each family's override.
+summaries.Summaries._mean
+summaries.Summaries._variance
+summaries.Summaries._mode
+summaries.Summaries._entropy
+# Looked up by value (Summary("mean")) and iterated: tests/oracle/test_summaries_continuous.py.
+summaries.Summary.MEAN
+summaries.Summary.VARIANCE
+summaries.Summary.MODE
 
 # Set by keyword through dataclasses.replace, which vulture cannot follow.
 record.Attachments.framework_notes  # run/session/items.py

@@ -68,6 +68,16 @@ class AsymmetricLaplace(Family):
         e = rng.exponential(size=shape)
         return params["loc"] + np.where(left, -e * scale * kappa, e * scale / kappa)
 
+    def _mean(self, params, parametrization, options):
+        # loc + scale·(1/κ − κ), as scale·(1 − κ)(1 + κ)/κ: 1 − κ is exact near κ = 1.
+        kappa = params["asymmetry"]
+        return params["loc"] + params["scale"] * ((1.0 - kappa) * (1.0 + kappa) / kappa)
+
+    def _variance(self, params, parametrization, options):
+        # The two sides' scales l = scale·κ and r = scale/κ: Var = l² + r².
+        scale, kappa = params["scale"], params["asymmetry"]
+        return (scale * kappa) ** 2 + (scale / kappa) ** 2
+
 
 ASYMMETRIC_LAPLACE = AsymmetricLaplace(
     name="AsymmetricLaplace",

@@ -66,6 +66,16 @@ class AsymmetricLaplaceQuantile(Family):
         left = rng.random(size=shape) < q
         return params["loc"] + np.where(left, -e * scale / (1.0 - q), e * scale / q)
 
+    def _mean(self, params, parametrization, options):
+        # loc + scale·((1 − q)/q − q/(1 − q)) = loc + scale·(1 − 2q)/(q(1 − q)).
+        scale, q = params["scale"], params["quantile"]
+        return params["loc"] + scale * ((1.0 - 2.0 * q) / (q * (1.0 - q)))
+
+    def _variance(self, params, parametrization, options):
+        # The sides' scales scale/(1 − q) and scale/q: Var = their squares' sum.
+        scale, q = params["scale"], params["quantile"]
+        return (scale / (1.0 - q)) ** 2 + (scale / q) ** 2
+
 
 ASYMMETRIC_LAPLACE_QUANTILE = AsymmetricLaplaceQuantile(
     name="AsymmetricLaplaceQuantile",

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..constants import LOG_PI
+from ..constants import LOG_2, LOG_PI
 from ..core import Arrays, Family, Options, ParamInfo, ValueInfo
+
+LOG_4PI = 2.0 * LOG_2 + LOG_PI
 
 
 def log1p_square(d: np.ndarray, scale: np.ndarray) -> np.ndarray:
@@ -53,6 +55,20 @@ class Cauchy(Family):
 
     def _sample(self, params, shape, rng, parametrization):
         return params["loc"] + params["scale"] * rng.standard_cauchy(size=shape)
+
+    def _mean(self, params, parametrization, options):
+        """NaN: E|X| is infinite on both sides, so the mean is undefined."""
+        return np.full(np.shape(params["loc"]), np.nan)
+
+    def _variance(self, params, parametrization, options):
+        """NaN: undefined, as the mean is."""
+        return np.full(np.shape(params["loc"]), np.nan)
+
+    def _mode(self, params, parametrization, options):
+        return params["loc"]
+
+    def _entropy(self, params, parametrization, options):
+        return LOG_4PI + np.log(params["scale"])
 
 
 CAUCHY = Cauchy(

@@ -5,8 +5,9 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
+from ..constants import LOG_2
 from ..core import Arrays, Family, Options, ParamInfo, ValueInfo, vanishing_ratio
-from .gamma import SUPPORT_LOWER, exclude_zero, gamma_log_density
+from .gamma import SUPPORT_LOWER, exclude_zero, gamma_entropy, gamma_log_density
 
 LOG_HALF = np.log(0.5)
 
@@ -32,6 +33,20 @@ class Chi2(Family):
 
     def _sample(self, params, shape, rng, parametrization):
         return rng.chisquare(params["df"], size=shape)
+
+    def _mean(self, params, parametrization, options):
+        return params["df"]
+
+    def _variance(self, params, parametrization, options):
+        return 2.0 * params["df"]
+
+    def _mode(self, params, parametrization, options):
+        """df − 2 for df ≥ 2; 0 below, where the density is unbounded at 0 and decreasing."""
+        return np.maximum(params["df"] - 2.0, 0.0)
+
+    def _entropy(self, params, parametrization, options):
+        # Gamma(df/2, rate ½): its entropy at rate 1, plus log 2.
+        return gamma_entropy(0.5 * params["df"]) + LOG_2
 
 
 CHI2 = Chi2(

@@ -15,6 +15,8 @@ import numpy as np
 from scipy import special
 
 from ..core import Arrays, Family, Options, ParamInfo, ValueInfo
+from .beta import log_beta
+from .gamma import lgamma_second_difference, log_expm1
 from .pareto import log_of_ratio
 
 
@@ -25,6 +27,13 @@ def _softplus(t: np.ndarray) -> np.ndarray:
 def _t(params: Arrays, value: np.ndarray) -> np.ndarray:
     """a·log(x/b), the log by log1p where x is near b (a large a multiplies its rounding)."""
     return params["sharpness"] * log_of_ratio(value, params["scale"])
+
+
+def _log_mean(p: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """log E[X] = log(b·p) + log B(1 − 1/a, p + 1/a) (for a > 1; NaN otherwise)."""
+    t = 1.0 / a
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.log(b) + np.log(p) + log_beta(1.0 - t, p + t)
 
 
 class Dagum(Family):
@@ -63,6 +72,21 @@ class Dagum(Family):
         p, a, b = params["concentration"], params["sharpness"], params["scale"]
         u = rng.uniform(size=shape)
         return b * np.expm1(-np.log(u) / p) ** (-1.0 / a)
+
+    def _mean(self, params, parametrization, options):
+        """scale·p·B(1 − 1/a, p + 1/a) for a > 1; +inf for a ≤ 1 (the tail ~x^(−a−1))."""
+        p, a, b = params["concentration"], params["sharpness"], params["scale"]
+        return np.where(a > 1.0, np.exp(_log_mean(p, a, b)), np.inf)
+
+    def _variance(self, params, parametrization, options):
+        """E[X]²·expm1(D) for a > 2, D = log E[X²] − 2·log E[X]; +inf for a ≤ 2."""
+        p, a, b = params["concentration"], params["sharpness"], params["scale"]
+        t = 1.0 / np.where(a > 2.0, a, 4.0)
+        # D = Δ(p, t) + Δ(1, −t), Δ(c, h) = log Γ(c + 2h) − 2·log Γ(c + h) + log Γ(c): O(t²)
+        # at a large a, where E[X²] − E[X]² would keep nothing of it.
+        gap = lgamma_second_difference(p, t) + lgamma_second_difference(1.0, -t)
+        finite = np.exp(2.0 * _log_mean(p, 1.0 / t, b) + log_expm1(gap))
+        return np.where(a > 2.0, finite, np.inf)
 
 
 DAGUM = Dagum(

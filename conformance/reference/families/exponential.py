@@ -27,6 +27,18 @@ class Exponential(Family):
     def _sample(self, params, shape, rng, parametrization):
         return rng.exponential(1.0 / params["rate"], size=shape)
 
+    def _mean(self, params, parametrization, options):
+        return 1.0 / params["rate"]
+
+    def _variance(self, params, parametrization, options):
+        return 1.0 / params["rate"] / params["rate"]
+
+    def _mode(self, params, parametrization, options):
+        return np.zeros_like(params["rate"])
+
+    def _entropy(self, params, parametrization, options):
+        return 1.0 - np.log(params["rate"])
+
 
 EXPONENTIAL = Exponential(
     name="Exponential",

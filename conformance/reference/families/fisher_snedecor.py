@@ -73,6 +73,24 @@ class FisherSnedecor(Family):
     def _sample(self, params, shape, rng, parametrization):
         return rng.f(params["df1"], params["df2"], size=shape)
 
+    def _mean(self, params, parametrization, options):
+        """df2/(df2 − 2) for df2 > 2; +inf for df2 ≤ 2 (the tail ~x^(−df2/2−1))."""
+        df2 = params["df2"]
+        return np.where(df2 > 2.0, df2 / (df2 - 2.0), np.inf)
+
+    def _variance(self, params, parametrization, options):
+        """2·df2²·(df1 + df2 − 2)/(df1·(df2 − 2)²·(df2 − 4)) for df2 > 4; +inf for df2 ≤ 4."""
+        df1, df2 = params["df1"], params["df2"]
+        ratio = df2 / (df2 - 2.0)
+        finite = 2.0 * ratio * ratio * ((df1 + df2 - 2.0) / df1) / (df2 - 4.0)
+        return np.where(df2 > 4.0, finite, np.inf)
+
+    def _mode(self, params, parametrization, options):
+        """(df1 − 2)/df1·df2/(df2 + 2) for df1 > 2; 0 for df1 ≤ 2, where the density decreases
+        from its supremum at 0 (+inf below df1 = 2)."""
+        df1, df2 = params["df1"], params["df2"]
+        return np.where(df1 > 2.0, (df1 - 2.0) / df1 * (df2 / (df2 + 2.0)), 0.0)
+
 
 def _large_df_partials(
     a: np.ndarray, b: np.ndarray, x: np.ndarray

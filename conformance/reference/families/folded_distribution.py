@@ -27,6 +27,14 @@ def _branches(params: Arrays, value: np.ndarray) -> tuple[np.ndarray, np.ndarray
     return z_plus, z_minus, w_plus
 
 
+def _fold_excess(params: Arrays) -> np.ndarray:
+    """δ = E|Y| − |μ| = 2σ·[φ(z) − z·Φ(−z)] ≥ 0 for Y ~ Normal(μ, σ), z = |μ|/σ: what the fold
+    adds to the mean (E|Y| = σ·√(2/π)·e^(−z²/2) + |μ|·erf(z/√2), with erf = 1 − erfc)."""
+    scale = params["scale"]
+    z = np.abs(params["loc"]) / scale
+    return 2.0 * scale * (np.exp(-0.5 * z * z - HALF_LOG_2PI) - z * special.ndtr(-z))
+
+
 class FoldedDistribution(Family):
     def _log_prob(
         self, params: Arrays, value: np.ndarray, parametrization: str, options: Options
@@ -77,6 +85,14 @@ class FoldedDistribution(Family):
 
     def _sample(self, params, shape, rng, parametrization):
         return np.abs(params["loc"] + params["scale"] * rng.standard_normal(shape))
+
+    def _mean(self, params, parametrization, options):
+        return np.abs(params["loc"]) + _fold_excess(params)
+
+    def _variance(self, params, parametrization, options):
+        # μ² + σ² − (|μ| + δ)² = σ² − δ·(2|μ| + δ): no μ² is formed to cancel.
+        excess = _fold_excess(params)
+        return params["scale"] ** 2 - excess * (2.0 * np.abs(params["loc"]) + excess)
 
 
 FOLDED_DISTRIBUTION = FoldedDistribution(

@@ -93,6 +93,29 @@ class GeneralizedPareto(Family):
         spread = np.where(xi == 0.0, -log_u, np.expm1(-safe * log_u) / safe)
         return loc + scale * spread
 
+    def _mean(self, params, parametrization, options):
+        """loc + scale/(1 − ξ) for ξ < 1; +inf for ξ ≥ 1 (the tail ~z^(−1/ξ−1))."""
+        loc, scale, xi = params["loc"], params["scale"], params["concentration"]
+        return np.where(xi < 1.0, loc + scale / (1.0 - xi), np.inf)
+
+    def _variance(self, params, parametrization, options):
+        """scale²/((1 − ξ)²(1 − 2ξ)) for ξ < ½; +inf for ξ ≥ ½."""
+        scale, xi = params["scale"], params["concentration"]
+        spread = scale / (1.0 - xi)
+        return np.where(xi < 0.5, spread * spread / (1.0 - 2.0 * xi), np.inf)
+
+    def _mode(self, params, parametrization, options):
+        """loc for ξ > −1 (the density decreases from there); NaN at ξ = −1 (the uniform); the
+        upper end loc − scale/ξ for ξ < −1, where the density rises to +inf."""
+        loc, scale, xi = params["loc"], params["scale"], params["concentration"]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            upper = loc - scale / xi
+        return np.where(xi > -1.0, loc, np.where(xi < -1.0, upper, np.nan))
+
+    def _entropy(self, params, parametrization, options):
+        # log scale + ξ + 1 for every ξ: log1p(ξz)/ξ is Exponential(1) under the law.
+        return np.log(params["scale"]) + params["concentration"] + 1.0
+
 
 GENERALIZED_PARETO = GeneralizedPareto(
     name="GeneralizedPareto",

@@ -9,9 +9,28 @@ Declared convention ``support_lower`` as for Gamma: NumPyro's support is ``posit
 from __future__ import annotations
 
 import numpy as np
+from scipy import special
 
 from ..core import Arrays, Family, Options, ParamInfo, ValueInfo
 from .gamma import SUPPORT_LOWER, exclude_zero
+
+#: From here on e^c·E₁(c) is its asymptotic series (e^c overflows at 709.8; 25 terms reach
+#: 25!/600^25 ≈ 5e-45 there).
+ASYMPTOTIC_FROM = 600.0
+ASYMPTOTIC_TERMS = 25
+
+
+def scaled_exp1(c: np.ndarray) -> np.ndarray:
+    """e^c·E₁(c) for c > 0: the product below 600, Σ_k (−1)^k·k!/c^(k+1) above."""
+    c = np.asarray(c, dtype=np.float64)
+    big = c >= ASYMPTOTIC_FROM
+    cb = np.where(big, c, ASYMPTOTIC_FROM)
+    # Horner in 1/c: Σ_k (−1)^k k!/c^(k+1) = (1/c)·(1 − (1/c)·(1 − (2/c)·(1 − (3/c)·…))).
+    series = np.ones_like(cb)
+    for k in range(ASYMPTOTIC_TERMS, 0, -1):
+        series = 1.0 - k / cb * series
+    small = np.where(big, 1.0, c)
+    return np.where(big, series / cb, np.exp(small) * special.exp1(small))
 
 
 class Gompertz(Family):
@@ -41,6 +60,10 @@ class Gompertz(Family):
         c, b = params["concentration"], params["rate"]
         e = rng.exponential(size=shape)
         return np.log1p(e / c) / b
+
+    def _mean(self, params, parametrization, options):
+        # e^c·E₁(c)/rate (NumPyro's −e^c·Ei(−c)/rate), with e^c·E₁(c) scaled (see below).
+        return scaled_exp1(params["concentration"]) / params["rate"]
 
 
 GOMPERTZ = Gompertz(

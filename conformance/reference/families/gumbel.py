@@ -10,6 +10,9 @@ import numpy as np
 
 from ..core import Arrays, Family, Options, ParamInfo, ValueInfo
 
+EULER_GAMMA = float(np.euler_gamma)
+PI2_OVER_6 = np.pi**2 / 6.0
+
 
 class Gumbel(Family):
     def _log_prob(
@@ -36,6 +39,18 @@ class Gumbel(Family):
 
     def _sample(self, params, shape, rng, parametrization):
         return rng.gumbel(params["loc"], params["scale"], size=shape)
+
+    def _mean(self, params, parametrization, options):
+        return params["loc"] + EULER_GAMMA * params["scale"]
+
+    def _variance(self, params, parametrization, options):
+        return PI2_OVER_6 * params["scale"] ** 2
+
+    def _mode(self, params, parametrization, options):
+        return params["loc"]
+
+    def _entropy(self, params, parametrization, options):
+        return np.log(params["scale"]) + (1.0 + EULER_GAMMA)
 
 
 GUMBEL = Gumbel(

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..constants import LOG_2_OVER_PI
+from ..constants import LOG_2_OVER_PI, LOG_2PI
 from ..core import Arrays, Family, Options, ParamInfo, ValueInfo
 from .cauchy import cauchy_scale_score, cauchy_score, log1p_square
 from .gamma import SUPPORT_LOWER, exclude_zero
@@ -34,6 +34,20 @@ class HalfCauchy(Family):
 
     def _sample(self, params, shape, rng, parametrization):
         return np.abs(params["scale"] * rng.standard_cauchy(size=shape))
+
+    def _mean(self, params, parametrization, options):
+        """+inf: the tail ~1/x² has an infinite first moment."""
+        return np.full(np.shape(params["scale"]), np.inf)
+
+    def _variance(self, params, parametrization, options):
+        """+inf: E[(X − μ)²] with μ = +inf (the convention of every infinite mean here)."""
+        return np.full(np.shape(params["scale"]), np.inf)
+
+    def _mode(self, params, parametrization, options):
+        return np.zeros_like(params["scale"])
+
+    def _entropy(self, params, parametrization, options):
+        return LOG_2PI + np.log(params["scale"])
 
 
 HALF_CAUCHY = HalfCauchy(

@@ -13,6 +13,8 @@ from ..core import Arrays, Family, Options, ParamInfo, ValueInfo
 from .gamma import SUPPORT_LOWER, exclude_zero
 
 HALF_LOG_2_OVER_PI = 0.5 * np.log(2.0 / np.pi)
+SQRT_2_OVER_PI = np.sqrt(2.0 / np.pi)
+ONE_MINUS_2_OVER_PI = 1.0 - 2.0 / np.pi
 
 
 class HalfNormal(Family):
@@ -35,6 +37,19 @@ class HalfNormal(Family):
 
     def _sample(self, params, shape, rng, parametrization):
         return np.abs(params["scale"] * rng.standard_normal(shape))
+
+    def _mean(self, params, parametrization, options):
+        return SQRT_2_OVER_PI * params["scale"]
+
+    def _variance(self, params, parametrization, options):
+        return ONE_MINUS_2_OVER_PI * params["scale"] ** 2
+
+    def _mode(self, params, parametrization, options):
+        return np.zeros_like(params["scale"])
+
+    def _entropy(self, params, parametrization, options):
+        # ½·log(π·e·scale²/2)
+        return 0.5 - HALF_LOG_2_OVER_PI + np.log(params["scale"])
 
 
 HALF_NORMAL = HalfNormal(

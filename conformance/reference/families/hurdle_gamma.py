@@ -52,6 +52,16 @@ class HurdleGamma(Family):
         drawn = rng.gamma(params["concentration"], 1.0 / params["rate"], size=shape)
         return sample_gate(params, drawn, shape, rng)
 
+    def _mean(self, params, parametrization, options):
+        _, log_1mg = log_gates(params)
+        return np.exp(log_1mg) * (params["concentration"] / params["rate"])
+
+    def _variance(self, params, parametrization, options):
+        # (1 − g)·E[Y²] − (1 − g)²·E[Y]² = (1 − g)·α·(1 + g·α)/λ²: no difference formed.
+        log_g, log_1mg = log_gates(params)
+        a, rate = params["concentration"], params["rate"]
+        return np.exp(log_1mg) * a * (1.0 + np.exp(log_g) * a) / rate / rate
+
 
 _GAMMA = {"concentration": ParamInfo(0, "positive"), "rate": ParamInfo(0, "positive")}
 HURDLE_GAMMA = HurdleGamma(

@@ -56,6 +56,24 @@ class HurdleLogNormal(Family):
         drawn = np.exp(params["loc"] + params["scale"] * rng.standard_normal(shape))
         return sample_gate(params, drawn, shape, rng)
 
+    def _mean(self, params, parametrization, options):
+        _, log_1mg = log_gates(params)
+        return np.exp(log_1mg + params["loc"] + 0.5 * params["scale"] ** 2)
+
+    def _variance(self, params, parametrization, options):
+        # (1 − g)·E[Y²] − (1 − g)²·E[Y]² = (1 − g)·e^{2μ + σ²}·(expm1(σ²) + g), in logs:
+        # log(expm1(s) + g) = s + log1p(−(1 − g)·e^{−s}) above s = 1.
+        log_g, log_1mg = log_gates(params)
+        s = params["scale"] ** 2
+        big = s > 1.0
+        sb, ss = np.where(big, s, 2.0), np.where(big, 1.0, s)
+        tail = np.where(
+            big,
+            sb + np.log1p(-np.exp(log_1mg - sb)),
+            np.log(np.expm1(ss) + np.exp(log_g)),
+        )
+        return np.exp(log_1mg + 2.0 * params["loc"] + s + tail)
+
 
 _LOC_SCALE = {"loc": ParamInfo(0, "real"), "scale": ParamInfo(0, "positive")}
 HURDLE_LOG_NORMAL = HurdleLogNormal(

@@ -33,6 +33,18 @@ class Laplace(Family):
     def _sample(self, params, shape, rng, parametrization):
         return rng.laplace(params["loc"], params["scale"], size=shape)
 
+    def _mean(self, params, parametrization, options):
+        return params["loc"]
+
+    def _variance(self, params, parametrization, options):
+        return 2.0 * params["scale"] ** 2
+
+    def _mode(self, params, parametrization, options):
+        return params["loc"]
+
+    def _entropy(self, params, parametrization, options):
+        return 1.0 + LOG_2 + np.log(params["scale"])
+
 
 LAPLACE = Laplace(
     name="Laplace",

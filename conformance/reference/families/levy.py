@@ -14,6 +14,8 @@ from scipy import special
 from ..constants import LOG_2PI
 from ..core import Arrays, Family, Options, ParamInfo, Support, ValueInfo
 
+ENTROPY_AT_SCALE_1 = 0.5 + 1.5 * float(np.euler_gamma) + 0.5 * np.log(16.0 * np.pi)
+
 
 class Levy(Family):
     def _log_prob(
@@ -39,6 +41,18 @@ class Levy(Family):
         # c / Z² for a standard normal Z.
         z = rng.standard_normal(size=shape)
         return params["loc"] + params["scale"] / (z * z)
+
+    def _mean(self, params, parametrization, options):
+        """+inf: the tail ~y^(−3/2) has an infinite first moment."""
+        return np.full(np.shape(params["loc"]), np.inf)
+
+    def _variance(self, params, parametrization, options):
+        """+inf: E[(X − μ)²] with μ = +inf."""
+        return np.full(np.shape(params["loc"]), np.inf)
+
+    def _entropy(self, params, parametrization, options):
+        # ½·(1 + 3γ + log(16π·c²))
+        return ENTROPY_AT_SCALE_1 + np.log(params["scale"])
 
 
 LEVY = Levy(

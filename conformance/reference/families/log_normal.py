@@ -8,6 +8,7 @@ from scipy import special
 
 from ..constants import HALF_LOG_2PI
 from ..core import Arrays, Family, Options, ParamInfo, ValueInfo
+from .gamma import log_expm1
 
 
 class LogNormal(Family):
@@ -37,6 +38,20 @@ class LogNormal(Family):
 
     def _sample(self, params, shape, rng, parametrization):
         return np.exp(params["loc"] + params["scale"] * rng.standard_normal(shape))
+
+    def _mean(self, params, parametrization, options):
+        return np.exp(params["loc"] + 0.5 * params["scale"] ** 2)
+
+    def _variance(self, params, parametrization, options):
+        # expm1(σ²)·e^{2μ + σ²}, in logs: neither factor overflows alone.
+        s2 = params["scale"] ** 2
+        return np.exp(log_expm1(s2) + 2.0 * params["loc"] + s2)
+
+    def _mode(self, params, parametrization, options):
+        return np.exp(params["loc"] - params["scale"] ** 2)
+
+    def _entropy(self, params, parametrization, options):
+        return params["loc"] + 0.5 + HALF_LOG_2PI + np.log(params["scale"])
 
 
 LOG_NORMAL = LogNormal(

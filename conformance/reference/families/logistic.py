@@ -15,6 +15,9 @@ import numpy as np
 from ..constants import LOG_2_OVER_PI
 from ..core import Arrays, Family, Options, ParamInfo, ValueInfo
 
+PI2_OVER_3 = np.pi**2 / 3.0
+HALF_PI = 0.5 * np.pi
+
 
 def _z(params: Arrays, value: np.ndarray) -> np.ndarray:
     return (value - params["loc"]) / params["scale"]
@@ -45,6 +48,15 @@ class Logistic(Family):
     def _sample(self, params, shape, rng, parametrization):
         return params["loc"] + params["scale"] * rng.logistic(size=shape)
 
+    def _mean(self, params, parametrization, options):
+        return params["loc"]
+
+    def _variance(self, params, parametrization, options):
+        return PI2_OVER_3 * params["scale"] ** 2
+
+    def _entropy(self, params, parametrization, options):
+        return np.log(params["scale"]) + 2.0
+
 
 class SoftLaplace(Family):
     def _log_prob(
@@ -66,6 +78,13 @@ class SoftLaplace(Family):
         # The CDF is (2/π)·arctan(e^z): z = log(tan(π·U/2)).
         u = rng.random(size=shape)
         return params["loc"] + params["scale"] * np.log(np.tan(0.5 * np.pi * u))
+
+    def _mean(self, params, parametrization, options):
+        return params["loc"]
+
+    def _variance(self, params, parametrization, options):
+        # The hyperbolic secant law 1/(π·cosh z): Var z = π²/4.
+        return (HALF_PI * params["scale"]) ** 2
 
 
 _LOC_SCALE = {"loc_scale": {"loc": ParamInfo(0, "real"), "scale": ParamInfo(0, "positive")}}

@@ -58,6 +58,24 @@ class Pareto(Family):
         # scale·e^E with E ~ Exponential(alpha): the construction both frameworks use.
         return params["scale"] * np.exp(rng.exponential(1.0 / params["alpha"], size=shape))
 
+    def _mean(self, params, parametrization, options):
+        """scale·α/(α − 1); +inf for α ≤ 1."""
+        alpha, scale = params["alpha"], params["scale"]
+        return np.where(alpha > 1.0, scale * (alpha / (alpha - 1.0)), np.inf)
+
+    def _variance(self, params, parametrization, options):
+        """scale²·α/((α − 1)²(α − 2)); +inf for α ≤ 2 (the mean's convention below α = 1)."""
+        alpha, scale = params["alpha"], params["scale"]
+        spread = scale / (alpha - 1.0)
+        return np.where(alpha > 2.0, spread * spread * (alpha / (alpha - 2.0)), np.inf)
+
+    def _mode(self, params, parametrization, options):
+        return params["scale"]
+
+    def _entropy(self, params, parametrization, options):
+        alpha = params["alpha"]
+        return np.log(params["scale"]) - np.log(alpha) + 1.0 + 1.0 / alpha
+
 
 PARETO = Pareto(
     name="Pareto",

@@ -64,6 +64,32 @@ class StudentT(Family):
     def _sample(self, params, shape, rng, parametrization):
         return params["loc"] + params["scale"] * rng.standard_t(params["df"], size=shape)
 
+    def _mean(self, params, parametrization, options):
+        """loc for df > 1; NaN for df ≤ 1, where E|X| is infinite on both sides (undefined)."""
+        return np.where(params["df"] > 1.0, params["loc"], np.nan)
+
+    def _variance(self, params, parametrization, options):
+        """scale²·df/(df − 2) for df > 2; +inf for 1 < df ≤ 2; NaN for df ≤ 1 (no mean)."""
+        df, scale = params["df"], params["scale"]
+        finite = scale * scale * (df / (df - 2.0))
+        return np.where(df > 2.0, finite, np.where(df > 1.0, np.inf, np.nan))
+
+    def _mode(self, params, parametrization, options):
+        return params["loc"]
+
+    def _entropy(self, params, parametrization, options):
+        # (df + 1)/2·[ψ((df + 1)/2) − ψ(df/2)] + ½·log df + log B(df/2, ½) + log scale, the ψ
+        # difference as digamma_gap + 1/df (two ψ of 1e6 would keep eps·14 of its 1e-6).
+        df = params["df"]
+        half = 0.5 * df
+        psi_gap = digamma_gap(half, 0.5) + 1.0 / df
+        return (
+            0.5 * (df + 1.0) * psi_gap
+            + 0.5 * np.log(df)
+            + log_beta(half, 0.5)
+            + np.log(params["scale"])
+        )
+
 
 STUDENT_T = StudentT(
     name="StudentT",

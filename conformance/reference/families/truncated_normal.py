@@ -311,6 +311,113 @@ class TruncatedNormal(Family):
         draw = stats.truncnorm.rvs(a, b, size=shape, random_state=rng)
         return params["loc"] + params["scale"] * draw
 
+    def _mean(self, params, parametrization, options):
+        anchor, offset, _ = _moments(params)
+        return anchor + params["scale"] * offset
+
+    def _variance(self, params, parametrization, options):
+        _, _, spread = _moments(params)
+        return params["scale"] ** 2 * spread
+
+
+def gauss_legendre(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Gauss–Legendre nodes and weights on [−1, 1], by Newton's method on the three-term
+    recurrence: weights to a few ulps (NumPy's ``leggauss`` weights are off by up to 6e-15 in
+    the interior at n = 64, which the moments below would carry)."""
+    x = np.cos(np.pi * (np.arange(1, n + 1) - 0.25) / (n + 0.5))
+
+    def legendre(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(P_n(x), P_n'(x))."""
+        p0, p1 = np.ones_like(x), x.copy()
+        for j in range(2, n + 1):
+            p0, p1 = p1, ((2 * j - 1) * x * p1 - (j - 1) * p0) / j
+        return p1, n * (x * p1 - p0) / (x * x - 1.0)
+
+    for _ in range(100):
+        p, dp = legendre(x)
+        step = p / dp
+        x = x - step
+        if np.max(np.abs(step)) < 1e-16:
+            break
+    _, dp = legendre(x)
+    return x[::-1], 2.0 / ((1.0 - x * x) * dp * dp)[::-1]
+
+
+#: Gauss–Legendre nodes for the moments: the integrand is e^(−y(y + 2m)/2) over at most 2·√90
+#: of its own scales (an entire function; 64 nodes leave under 1e-20 there).
+MOMENT_NODES, MOMENT_WEIGHTS = gauss_legendre(64)
+#: The moments' range is cut where the density has fallen by e^(−45) from its mode (what lies
+#: beyond moves the variance by under 1e-17 of itself).
+MOMENT_CUT = 45.0
+
+
+def _reach(m: np.ndarray) -> np.ndarray:
+    """The y ≥ 0 where y·(y + 2m)/2 = MOMENT_CUT (m ≥ 0), in the form that does not cancel."""
+    return 2.0 * MOMENT_CUT / (np.sqrt(m * m + 2.0 * MOMENT_CUT) + m)
+
+
+def _sum_of_offsets(params: Arrays, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """a + b = ((low − loc) + (high − loc))/scale, summed before dividing (where both exist)."""
+    if "low" in params and "high" in params:
+        loc = params["loc"]
+        return ((params["low"] - loc) + (params["high"] - loc)) / params["scale"]
+    return a + b
+
+
+def _moments(params: Arrays) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(anchor, E[X − anchor]/scale, Var[X]/scale²) by quadrature about the mode.
+
+    In standard units the density is ∝ e^(−z²/2) on [a, b]; measured from its mode m (0, or the
+    bound nearer to it) it is e^(−y·(y + 2m)/2), y = z − m, never larger than 1 and with no z²
+    formed (1e12 each at a bound 1e6 scales out). Its first two moments about the mode are
+    summed by Gauss–Legendre over the range where it is above e^(−45), the variance as
+    E[(y − E y)²]: the closed forms (φ(a) − φ(b))/Z and 1 + (aφ(a) − bφ(b))/Z − (…)² cancel to
+    nothing for a narrow interval or one far in a tail. The anchor is the mode in the
+    parameters' units (low, high or loc), so the mean is anchor + scale·E[y] without the
+    rounding of loc + (low − loc).
+    """
+    a, b, width = _standardized_bounds(params)
+    loc = params["loc"]
+    shape = np.broadcast_shapes(np.shape(a), np.shape(b), np.shape(loc))
+    a, b, width = (np.broadcast_to(v, shape) for v in (a, b, width))
+    at_low, at_high = a >= 0.0, b <= 0.0
+    mode = np.where(at_low, a, np.where(at_high, b, 0.0))
+    with np.errstate(invalid="ignore"):
+        lo = np.where(at_low, 0.0, np.where(at_high, -width, a))
+        hi = np.where(at_low, width, np.where(at_high, 0.0, b))
+    lo = np.maximum(lo, -_reach(np.maximum(-mode, 0.0)))
+    hi = np.minimum(hi, _reach(np.maximum(mode, 0.0)))
+    half, mid = 0.5 * (hi - lo), 0.5 * (hi + lo)
+    y = mid[..., None] + half[..., None] * MOMENT_NODES
+    weights = MOMENT_WEIGHTS * np.exp(-0.5 * y * (y + 2.0 * mode[..., None]))
+    weights = weights / weights.sum(-1, keepdims=True)
+    first = (weights * y).sum(-1)
+    spread = (weights * (y - first[..., None]) ** 2).sum(-1)
+    # With the mode inside, E[z] = (φ(a) − φ(b))/Z may be far below the quadrature's eps of
+    # the spread (9e-12 at [−7, 30]): there it is taken in closed form, the difference as
+    # −φ(a)·expm1(−width·(a + b)/2) (±φ of the finite bound where the other is infinite).
+    inside = ~(at_low | at_high)
+    if np.any(inside):
+        with np.errstate(all="ignore"):
+            sa, sb = np.where(inside, a, -1.0), np.where(inside, b, 1.0)
+            sw = np.where(inside, width, 2.0)
+            phi_a = np.exp(-0.5 * sa * sa - HALF_LOG_2PI)
+            phi_b = np.exp(-0.5 * sb * sb - HALF_LOG_2PI)
+            total = _sum_of_offsets(params, sa, sb)
+            gap = np.where(
+                np.isinf(sb),
+                phi_a,
+                np.where(np.isinf(sa), -phi_b, -phi_a * np.expm1(-0.5 * sw * total)),
+            )
+            closed = gap / np.exp(log_gauss_mass(sa, sb, sw))
+        first = np.where(inside, closed, first)
+    anchor = loc
+    if "low" in params:
+        anchor = np.where(at_low, params["low"], anchor)
+    if "high" in params:
+        anchor = np.where(at_high, params["high"], anchor)
+    return np.broadcast_to(anchor, shape), first, spread
+
 
 _LOC_SCALE = {"loc": ParamInfo(0, "real"), "scale": ParamInfo(0, "positive")}
 TRUNCATED_NORMAL = TruncatedNormal(

@@ -43,6 +43,19 @@ class Uniform(Family):
     def _sample(self, params, shape, rng, parametrization):
         return rng.uniform(params["low"], params["high"], size=shape)
 
+    def _mean(self, params, parametrization, options):
+        return 0.5 * params["low"] + 0.5 * params["high"]  # no overflow of low + high
+
+    def _variance(self, params, parametrization, options):
+        return (params["high"] - params["low"]) ** 2 / 12.0
+
+    def _mode(self, params, parametrization, options):
+        """NaN: every point of [low, high] is a maximiser."""
+        return np.full(np.shape(params["low"]), np.nan)
+
+    def _entropy(self, params, parametrization, options):
+        return np.log(params["high"] - params["low"])
+
 
 UNIFORM = Uniform(
     name="Uniform",

@@ -111,6 +111,13 @@ def _wrap(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return x - 2.0 * np.pi * m, m
 
 
+def _direction(loc: np.ndarray, options: Options) -> np.ndarray:
+    """loc, wrapped into [−π, π) under the ``circular`` support."""
+    if options.get("support", "real") == "circular":
+        return _wrap(loc)[0]
+    return np.asarray(loc, dtype=np.float64)
+
+
 class VonMises(Family):
     def _log_prob(
         self, params: Arrays, value: np.ndarray, parametrization: str, options: Options
@@ -147,6 +154,21 @@ class VonMises(Family):
     def _sample(self, params, shape, rng, parametrization):
         # NumPy draws on [−π, π]: inside both frameworks' supports.
         return rng.vonmises(params["loc"], params["concentration"], size=shape)
+
+    # The summaries are circular (both frameworks document so): the mean direction, the
+    # circular variance 1 − |E e^{iX}| and the modal direction. Under the ``circular`` support
+    # (NumPyro's [−π, π]) the directions are loc wrapped into [−π, π); on the real line
+    # (torch's) loc itself, one of its 2π-periodic copies.
+    def _mean(self, params, parametrization, options):
+        return _direction(params["loc"], options)
+
+    def _variance(self, params, parametrization, options):
+        """1 − I₁(κ)/I₀(κ), the circular variance (accurate to itself: ≈ 1/(2κ) for large κ)."""
+        return one_minus_bessel_ratio(params["concentration"])
+
+    def _mode(self, params, parametrization, options):
+        """loc as a direction (see :meth:`_mean`): unique on the circle."""
+        return _direction(params["loc"], options)
 
 
 VON_MISES = VonMises(

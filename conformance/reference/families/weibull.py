@@ -8,8 +8,12 @@ where x/λ would underflow or overflow.
 from __future__ import annotations
 
 import numpy as np
+from scipy import special
 
 from ..core import Arrays, Family, Options, ParamInfo, ValueInfo
+from .gamma import lgamma_second_difference, log_expm1
+
+EULER_GAMMA = float(np.euler_gamma)
 
 
 def _log_t(value: np.ndarray, scale: np.ndarray) -> np.ndarray:
@@ -47,6 +51,32 @@ class Weibull(Family):
 
     def _sample(self, params, shape, rng, parametrization):
         return params["scale"] * rng.weibull(params["concentration"], size=shape)
+
+    def _mean(self, params, parametrization, options):
+        # scale·Γ(1 + 1/k), in logs (Γ overflows below k ≈ 1/170 while the mean may not).
+        k, scale = params["concentration"], params["scale"]
+        return np.exp(np.log(scale) + special.gammaln(1.0 + 1.0 / k))
+
+    def _variance(self, params, parametrization, options):
+        # scale²·[Γ(1 + 2t) − Γ(1 + t)²] with t = 1/k is the squared mean times expm1(D),
+        # D = log Γ(1 + 2t) − 2·log Γ(1 + t): O(t²) for a large k, where the difference of the
+        # Γ's keeps nothing of it (lgamma_second_difference sums its series).
+        k, scale = params["concentration"], params["scale"]
+        t = 1.0 / k
+        log_mean = np.log(scale) + special.gammaln(1.0 + t)
+        return np.exp(2.0 * log_mean + log_expm1(lgamma_second_difference(1.0, t)))
+
+    def _mode(self, params, parametrization, options):
+        """scale·(1 − 1/k)^(1/k) for k > 1; 0 for k ≤ 1, where the density decreases from 0."""
+        k, scale = params["concentration"], params["scale"]
+        t = 1.0 / k
+        with np.errstate(divide="ignore", invalid="ignore"):
+            inner = scale * np.exp(t * np.log1p(-t))
+        return np.where(k > 1.0, inner, 0.0)
+
+    def _entropy(self, params, parametrization, options):
+        k = params["concentration"]
+        return EULER_GAMMA * (1.0 - 1.0 / k) + np.log(params["scale"]) - np.log(k) + 1.0
 
 
 WEIBULL = Weibull(
