@@ -32,6 +32,7 @@ class CheckName(StrEnum):
     CONTEXT = "context"
     MOMENTS = "moments"
     ENTROPY = "entropy"
+    CDF = "cdf"
     # Items that run no check: a case that could not be loaded, a family a framework lacks
     # (known-failure entries and filters may name them too).
     LOAD = "load"

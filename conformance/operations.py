@@ -26,6 +26,7 @@ class Operation(StrEnum):
     SAMPLE = "sample"  # draws: dist.sample(sample_shape) (a PRNG key where the framework takes one)
     CONTEXT = "context"  # calls as users make them: input kinds, global modes, model APIs
     SUMMARIES = "summaries"  # what a distribution says without a value: mean, …, entropy()
+    CDF = "cdf"  # dist.cdf(value)
 
 
 class DrawMode(StrEnum):

@@ -1,5 +1,5 @@
-"""What a distribution says without a value, named once: the ``moments`` and ``entropy`` checks,
-the adapters' :class:`~conformance.adapters.capabilities.Summarizes` and coverage read these."""
+"""The distribution methods a class may define or leave to its framework's base, named once: the
+``moments``, ``entropy`` and ``cdf`` checks, the adapters and coverage read these."""
 
 from __future__ import annotations
 
@@ -16,11 +16,11 @@ class Summary(StrEnum):
     ENTROPY = "entropy"
 
     @property
-    def per_event(self) -> bool:
-        """Whether it has the event's shape after the batch's (the entropy has the batch's)."""
-        return self is not Summary.ENTROPY
-
-    @property
     def called(self) -> bool:
         """Whether the frameworks call it (``entropy()``) rather than read it (``mean``)."""
         return self is Summary.ENTROPY
+
+
+#: Every method a check reads that a class may leave to its base: the summaries, and ``cdf``.
+CDF = "cdf"
+METHODS: tuple[str, ...] = (*(s.value for s in Summary), CDF)

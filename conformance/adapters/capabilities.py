@@ -228,8 +228,8 @@ class Summarizes(Protocol):
     """What a distribution says without a value: its mean, variance, stddev, mode and entropy
     (:attr:`Operation.SUMMARIES`)."""
 
-    def implements(self, binding: Binding, summary: str) -> bool:
-        """Whether the binding's class defines ``summary`` itself (a method or property of its
+    def implements(self, binding: Binding, method: str) -> bool:
+        """Whether the binding's class defines ``method`` itself (a method or property of its
         own or of a parent below the framework's base class, whose own only raises)."""
         ...
 
@@ -239,6 +239,19 @@ class Summarizes(Protocol):
         """Each summary in ``names`` of the distribution built from ``params`` (``entropy()``
         called, the others read as properties), or the exception reading it raised: one that
         raises leaves the others their values."""
+        ...
+
+
+@runtime_checkable
+class Cdfs(Protocol):
+    """``dist.cdf(value)`` (:attr:`Operation.CDF`)."""
+
+    def implements(self, binding: Binding, method: str) -> bool:
+        """Whether the binding's class defines ``method`` itself (see :class:`Summarizes`)."""
+        ...
+
+    def cdf(self, binding: Binding, params: Mapping[str, Any], value: Any) -> Any:
+        """P(X ≤ value) of the distribution built from ``params``, log_prob-shaped."""
         ...
 
 
@@ -256,6 +269,7 @@ CAPABILITIES: Mapping[Operation, type | None] = {
     Operation.SAMPLE: Draws,
     Operation.CONTEXT: CallingContexts,
     Operation.SUMMARIES: Summarizes,
+    Operation.CDF: Cdfs,
 }
 
 

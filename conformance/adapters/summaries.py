@@ -14,28 +14,28 @@ from conformance.summaries import Summary
 
 
 @cache
-def _defines(constructor: str, bases: tuple[str, ...], summary: Summary) -> bool:
+def _defines(constructor: str, bases: tuple[str, ...], method: str) -> bool:
     cls = import_dotted(constructor)
     if not isinstance(cls, type):
         return True  # a factory: what it builds says, when called
-    return defines(cls, tuple(map(import_dotted, bases)), summary)
+    return defines(cls, tuple(map(import_dotted, bases)), method)
 
 
-def defines(cls: type, bases: tuple[type, ...], summary: Summary) -> bool:
-    """Whether ``cls`` defines ``summary`` below its framework base, whose own raises
+def defines(cls: type, bases: tuple[type, ...], method: str) -> bool:
+    """Whether ``cls`` defines ``method`` below its framework base, whose own raises
     NotImplementedError (torch's ``stddev``, the root of the variance, counts as the class's
     when the class defines its variance)."""
     base = next((b for b in bases if isinstance(b, type) and issubclass(cls, b)), None)
-    own = getattr(cls, summary.value, None)
+    own = getattr(cls, method, None)
     if own is None:
         return False
-    if base is None or own is not getattr(base, summary.value, None):
+    if base is None or own is not getattr(base, method, None):
         return True
-    return summary is Summary.STDDEV and defines(cls, bases, Summary.VARIANCE)
+    return method == Summary.STDDEV and defines(cls, bases, Summary.VARIANCE)
 
 
 class ReadsSummaries:
-    """Each summary read from the distribution built once, op by op."""
+    """Each summary read from the distribution built once, and its cdf, op by op."""
 
     distribution_bases: ClassVar[tuple[str, ...]]
 
@@ -43,14 +43,17 @@ class ReadsSummaries:
 
         def construct(self, binding: Binding, params: Mapping[str, Any]) -> Any: ...
 
-    def implements(self, binding: Binding, summary: str) -> bool:
-        return _defines(binding.constructor, self.distribution_bases, Summary(summary))
+    def implements(self, binding: Binding, method: str) -> bool:
+        return _defines(binding.constructor, self.distribution_bases, method)
 
     def summaries(
         self, binding: Binding, params: Mapping[str, Any], names: Sequence[str]
     ) -> dict[str, Any]:
         dist = self.construct(binding, params)
         return {name: read_summary(dist, Summary(name)) for name in names}
+
+    def cdf(self, binding: Binding, params: Mapping[str, Any], value: Any) -> Any:
+        return self.construct(binding, params).cdf(value)
 
 
 def read_summary(dist: Any, summary: Summary) -> Any:

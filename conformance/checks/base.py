@@ -16,7 +16,6 @@ from conformance.check_names import CheckName
 from conformance.checks.subject import FrameworkError, Subject
 from conformance.kinds import HEADLINE_WORDS, Kind
 from conformance.operations import Operation
-from conformance.summaries import Summary
 
 if TYPE_CHECKING:
     from conformance.adapters import Adapter
@@ -89,9 +88,10 @@ class Check(ABC):
     #: a discrete law, Delta's point mass included).
     continuous_draws: ClassVar[bool] = False
 
-    #: The summaries the check reads (mean, …, entropy); an item reads those that both the
-    #: oracle and the framework's class have, and the plan makes none where they share none.
-    summaries: ClassVar[tuple[Summary, ...]] = ()
+    #: The methods the check reads that a class may leave to its base (mean, …, entropy,
+    #: cdf); an item reads those that both the oracle and the framework's class have, and the
+    #: plan makes none where they share none.
+    methods: ClassVar[tuple[str, ...]] = ()
 
     def unsupported_by(
         self, adapter: Adapter, opted_in: frozenset[Operation] = frozenset()

@@ -11,4 +11,4 @@ from conformance.summaries import Summary
 class EntropyCheck(SummariesCheck):
     name = CheckName.ENTROPY
     description = "entropy() vs the float64 oracle"
-    summaries = (Summary.ENTROPY,)
+    methods = (Summary.ENTROPY,)

@@ -11,4 +11,4 @@ from conformance.summaries import Summary
 class MomentsCheck(SummariesCheck):
     name = CheckName.MOMENTS
     description = "mean, variance, stddev and mode vs the float64 oracle"
-    summaries = (Summary.MEAN, Summary.VARIANCE, Summary.STDDEV, Summary.MODE)
+    methods = (Summary.MEAN, Summary.VARIANCE, Summary.STDDEV, Summary.MODE)

@@ -18,7 +18,7 @@ import numpy as np
 
 from conformance import timing
 from conformance.adapters.base import Adapter
-from conformance.adapters.capabilities import Summarizes
+from conformance.adapters.capabilities import Cdfs, Summarizes
 from conformance.contexts import SEPARATOR, CallingContext, InputKind
 from conformance.kinds import Kind
 from conformance.registry import Binding
@@ -258,6 +258,15 @@ class Subject:
             except FrameworkError as exc:
                 out[name] = exc
         return out
+
+    def cdf(self) -> np.ndarray:
+        """``dist.cdf(value)`` as a NumPy array."""
+        adapter = self.adapter
+        assert isinstance(adapter, Cdfs)  # the check's operation is offered
+        params, value = self.params(), self.value()
+        with self.framework_call("cdf"):
+            found = adapter.cdf(self.binding, params, value)
+        return self.numpy(found, "read cdf")
 
     def numpy(self, array: Any, stage: str = "read result") -> np.ndarray:
         with self.framework_call(stage):

@@ -23,9 +23,7 @@ class SummariesCheck(Check):
 
     def evaluate(self, subject: Subject) -> CheckResult:
         asked = tuple(
-            s.value
-            for s in self.summaries
-            if subject.expectations.has_summary(s) and subject.implements(s)
+            s for s in self.methods if subject.expectations.has_summary(s) and subject.implements(s)
         )
         if not asked:
             return CheckResult(True, skip_reason="no summary both the oracle and the class have")

@@ -27,13 +27,13 @@ import yaml
 
 from conformance.adapters.base import Adapter, import_dotted
 from conformance.commands.method_coverage import (
-    METHODS,
     MethodCoverage,
     load_method_exclusions,
     method_coverage,
     tested_pairs,
 )
 from conformance.registry import Binding
+from conformance.summaries import METHODS
 
 Status = Literal["covered", "excluded", "missing"]
 #: Classes no family covers on purpose, by package, each with its reason.

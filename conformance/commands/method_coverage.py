@@ -1,5 +1,5 @@
 """Coverage by class and method: of each shipped class's summaries (mean, variance, stddev,
-mode, entropy), which the class defines and which items of the default run test.
+mode, entropy) and cdf, which the class defines and which items of the default run test.
 
 A (class, method) pair is *tested* when an item of a check that reads the method builds the
 class where the oracle has the method; *not implemented* when the class leaves it to its
@@ -20,13 +20,11 @@ import yaml
 from conformance import reference
 from conformance.adapters.base import Adapter, import_dotted
 from conformance.adapters.summaries import defines
-from conformance.summaries import Summary
+from conformance.summaries import METHODS
 
 MethodStatus = Literal["tested", "not implemented", "excluded", "missing"]
 #: (class, method) pairs no item tests on purpose, by package, each with its reason.
 METHOD_EXCLUSIONS_PATH = Path(__file__).resolve().parents[1] / "registry" / "method_coverage.yaml"
-#: The methods the table lists.
-METHODS: tuple[str, ...] = tuple(s.value for s in Summary)
 
 
 @dataclass
@@ -88,14 +86,14 @@ def tested_pairs(specs: Iterable[Any], classes_of: Any) -> set[tuple[type, str]]
 
     found: set[tuple[type, str]] = set()
     for spec in specs:
-        if not isinstance(spec, CheckSpec) or not spec.check.summaries:
+        if not isinstance(spec, CheckSpec) or not spec.check.methods:
             continue
         family = reference.get_family(spec.case.family)
         bases = tuple(map(import_dotted, spec.adapter.distribution_bases))
         for cls in classes_of(spec):
-            for summary in spec.check.summaries:
-                if family.has_summary(summary) and defines(cls, bases, summary):
-                    found.add((cls, summary.value))
+            for method in spec.check.methods:
+                if family.has_method(method) and defines(cls, bases, method):
+                    found.add((cls, method))
     return found
 
 
@@ -111,7 +109,7 @@ def method_coverage(
     for name, cls in sorted(classes.items()):
         for method in METHODS:
             key = (name, method)
-            if not defines(cls, bases, Summary(method)):
+            if not defines(cls, bases, method):
                 out.status[key] = "not implemented"
             elif (cls, method) in tested:
                 out.status[key] = "tested"

@@ -35,7 +35,7 @@ from conformance.expect.materialize import (
     sample_with_batch,
     sensitivity,
 )
-from conformance.expect.summaries import summary_answer
+from conformance.expect.summaries import cdf_answer, summary_answer
 from conformance.registry import Binding
 
 
@@ -82,6 +82,11 @@ class Expectations:
         if name not in self._summaries:
             self._summaries[name] = summary_answer(self._family, self.inputs, name, self.options)
         return self._summaries[name]
+
+    @cached_property
+    def cdf(self) -> SummaryAnswer:
+        """The oracle's F(value) at this case's inputs, with its tolerance."""
+        return cdf_answer(self._family, self.inputs, self.options)
 
     @cached_property
     def params_valid(self) -> bool:

@@ -51,3 +51,28 @@ def _differentiable(family: reference.Family, inputs: Inputs) -> list[str]:
         and pinfo.differentiable
         and inputs.param_dtypes.get(name, "float") == "float"
     ]
+
+
+def cdf_answer(family: reference.Family, inputs: Inputs, options: tuple) -> SummaryAnswer:
+    """F(value) at the rounded inputs (log_prob-shaped, NaN at an invalid parameter), held
+    within the dtype's tolerance scaled by how far F moves when the value and each parameter
+    move by one relative unit."""
+    params, value = inputs.params, inputs.value
+    opts = dict(options)
+
+    def cdf(p: dict, v: np.ndarray) -> np.ndarray:
+        return family.cdf(p, v, inputs.parametrization, opts)
+
+    found = cdf(params, value)
+    moved = np.zeros(found.shape)
+    moves: list[tuple[dict, np.ndarray, dict, np.ndarray]] = [
+        ({**params, n: params[n] * (1 + STEP)}, value, {**params, n: params[n] * (1 - STEP)}, value)
+        for n in _differentiable(family, inputs)
+    ]
+    if not family.value.discrete:
+        moves.append((params, value * (1 + STEP), params, value * (1 - STEP)))
+    for up_params, up_value, down_params, down_value in moves:
+        with np.errstate(invalid="ignore", over="ignore"):
+            slope = np.abs(cdf(up_params, up_value) - cdf(down_params, down_value)) / (2 * STEP)
+        moved += np.where(np.isfinite(slope), slope, 0.0)
+    return SummaryAnswer("cdf", found, tolerance(inputs.dtype, found, moved))

@@ -24,7 +24,7 @@ import numpy as np
 
 from conformance import reference
 from conformance.adapters import Adapter
-from conformance.adapters.capabilities import CallingContexts, Summarizes
+from conformance.adapters.capabilities import CallingContexts, Cdfs, Summarizes
 from conformance.cases.builtin import builtin_cases
 from conformance.cases.context_design import CaseShape, design, pinned_context
 from conformance.cases.loader import Case, CaseError, find_case_files, load_case_file
@@ -297,7 +297,7 @@ def _expand(expansion: _Expansion, case: Case, params64) -> Iterator[ItemSpec]:
                 check = CHECKS[check_name]
                 if check.not_applicable(case) or check.unsupported_by(adapter, selection.opted_in):
                     continue
-                if not _shares_summaries(check, case, adapter, binding):
+                if not _shares_methods(check, case, adapter, binding):
                     continue
                 if check.single_dtype and dtype != _one_dtype(dtypes, check.single_dtype):
                     continue
@@ -318,14 +318,14 @@ def _expand(expansion: _Expansion, case: Case, params64) -> Iterator[ItemSpec]:
                 yield spec
 
 
-def _shares_summaries(check: Check, case: Case, adapter: Adapter, binding: Binding) -> bool:
-    """Whether the oracle and the framework's class have a summary the check reads in common
-    (True for a check that reads none)."""
-    if not check.summaries:
+def _shares_methods(check: Check, case: Case, adapter: Adapter, binding: Binding) -> bool:
+    """Whether the oracle and the framework's class have a method the check reads in common
+    (True for a check that reads none a class may lack)."""
+    if not check.methods:
         return True
     family = reference.get_family(case.family)
-    return isinstance(adapter, Summarizes) and any(
-        family.has_summary(s) and adapter.implements(binding, s) for s in check.summaries
+    return isinstance(adapter, Summarizes | Cdfs) and any(
+        family.has_method(m) and adapter.implements(binding, m) for m in check.methods
     )
 
 

@@ -69,8 +69,12 @@ class Selection:
 
     def selected_checks(self, listed: list[str] | None) -> list[CheckName]:
         """The checks of ``listed`` (a case's ``checks:``, validated; None: every check but the
-        opt-in ones this run does not turn on) that the run's ``--check`` patterns select."""
+        opt-in ones this run does not turn on) that the run's ``--check`` patterns select.
+
+        An opt-in check runs when ``--check`` names it exactly (``property`` also with
+        ``--property N``)."""
         enabled = {CheckName.PROPERTY} if self.property_checks else set()
+        enabled |= {c for c in OPT_IN if c in self.checks}
         names = (
             [c for c in CHECKS if c not in OPT_IN or c in enabled]
             if listed is None

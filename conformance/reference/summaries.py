@@ -59,6 +59,10 @@ class Summaries:
         ) -> np.ndarray: ...
         def _overrides(self, hook: str) -> bool: ...
 
+    def has_method(self, method: str) -> bool:
+        """Whether the oracle knows ``method`` (a summary, or ``cdf``) for this family."""
+        return self._overrides("_cdf") if method == "cdf" else self.has_summary(method)
+
     def has_summary(self, summary: str) -> bool:
         """Whether the oracle knows ``summary`` for this family."""
         return self._overrides(_hook(summary))

@@ -54,7 +54,7 @@ def test_shapes_and_invalid_parameters() -> None:
 
 
 def test_the_oracle_names_the_summaries_the_suite_does() -> None:
-    assert SUMMARIES == tuple(Summary)
+    assert tuple(Summary) == SUMMARIES
 
 
 def test_a_summary_the_oracle_lacks_is_refused() -> None:

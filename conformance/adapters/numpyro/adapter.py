@@ -161,6 +161,7 @@ class NumpyroAdapter(NumpyroContexts, ReadsSummaries, Adapter):
         Operation.CONTEXT: "as users call it: NumPy and Python inputs, x64, log_density",
         Operation.SAMPLE: "Distribution.sample(jax.random.PRNGKey(seed), sample_shape) under jax.jit",
         Operation.SUMMARIES: "the properties mean, variance, mode; entropy(); under jax.jit",
+        Operation.CDF: "Distribution.cdf under jax.jit",
     }
     draw_modes: ClassVar[Mapping[DrawMode, str]] = {
         DrawMode.SAMPLE: "Distribution.sample(key, sample_shape)",
@@ -398,6 +399,18 @@ class NumpyroAdapter(NumpyroContexts, ReadsSummaries, Adapter):
             except Exception as exc:  # this summary only
                 out[name] = exc
         return out
+
+    def cdf(self, binding, params, value):
+        """``dist.cdf(value)``, construction and cdf compiled together."""
+        arrays, static = self._arrays_and_static(binding, params)
+
+        def make() -> Any:
+            def cdf(a: dict[str, Any], v: Any) -> Any:
+                return self._distribution(binding, {**static, **a}).cdf(v)
+
+            return cdf
+
+        return self._call(("cdf",), binding, static, make, arrays, value)
 
     def _call(self, key, binding, static, make, *args):
         """``make()`` applied to ``args``: compiled (and reused) or eagerly, as this adapter runs."""

@@ -57,6 +57,7 @@ class TorchAdapter(TorchContexts, ReadsSummaries, Adapter):
         Operation.CONTEXT: "as users call it: input kinds, global modes, torch.func",
         Operation.SAMPLE: "Distribution.sample under torch.manual_seed",
         Operation.SUMMARIES: "the properties mean, variance, stddev, mode; entropy()",
+        Operation.CDF: "Distribution.cdf",
     }
     draw_modes: ClassVar[Mapping[DrawMode, str]] = {
         DrawMode.SAMPLE: "Distribution.sample",
