@@ -20,6 +20,7 @@ from .core import (
     unbroadcast,
 )
 from .families import FAMILIES
+from .kl import kl_divergence, kl_pair, kl_pairs
 
 
 def get_family(name: str) -> Family:
@@ -50,5 +51,8 @@ __all__ = [
     "ValueInfo",
     "family_names",
     "get_family",
+    "kl_divergence",
+    "kl_pair",
+    "kl_pairs",
     "unbroadcast",
 ]

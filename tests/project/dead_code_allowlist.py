@@ -14,7 +14,8 @@ from conformance.commands import coverage
 from conformance.mutants import numpyro_mutants, torch_mutants
 from conformance.records import record, results
 from conformance.reference import core, summaries
-from conformance.registry import callables
+from conformance.reference.kl import registry as kl_registry
+from conformance.registry import callables, kl_pairs
 from conformance.report import details, svg, values
 from conformance.reproducers import script
 from conformance.run.session import items, project_fixtures
@@ -55,6 +56,8 @@ results.load_results  # results.json's reader: tests/running/test_robustness.py
 coverage.readme_line  # the README's coverage line: tests/project/test_coverage.py
 coverage.FrameworkCoverage.stale_exclusions  # tests/project/test_coverage.py fails on one
 lowering.unshare_context  # tests/frameworks/test_jax_lowering.py
+kl_registry.KLPair.via  # the registered pair an alias's pair is computed by: tests/oracle/test_oracle_kl.py
+kl_pairs.kl_rules  # the KL rules each framework registers: tests/oracle/test_oracle_kl.py, tests/frameworks/test_kl_rules.py
 
 # Called by name: Summaries.summary reads getattr(self, Summary(...).hook), each family's override.
 summaries.Summaries._mean

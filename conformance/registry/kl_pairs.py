@@ -1,0 +1,43 @@
+"""The KL divergence rules each framework registers, and the oracle pairs that answer for them,
+as data (``kl_pairs.yaml``): which (p, q) class pairs a framework dispatches on, which of the
+oracle's (p family, q family) pairs (``reference.kl.kl_pairs()``) hold each to account, or why
+none does. ``("Delta", "*")`` stands for every pair the oracle has with p = Delta.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+import yaml
+from pydantic import BaseModel, ConfigDict, model_validator
+
+KL_PAIRS_FILE = Path(__file__).parent / "kl_pairs.yaml"
+
+
+class KLRule(BaseModel):
+    """One framework rule: the class pair it dispatches on and the oracle pairs behind it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    p: str
+    q: str
+    oracle: tuple[tuple[str, str], ...] = ()
+    excluded: str = ""
+    note: str = ""
+
+    @model_validator(mode="after")
+    def _oracle_or_reason(self) -> KLRule:
+        if bool(self.oracle) == bool(self.excluded):
+            raise ValueError(f"rule ({self.p}, {self.q}) needs oracle pairs or a reason, not both")
+        return self
+
+
+@cache
+def kl_rules() -> dict[str, tuple[KLRule, ...]]:
+    """framework (its registry name) → its rules, in the file's order."""
+    data = yaml.safe_load(KL_PAIRS_FILE.read_text(encoding="utf-8"))
+    return {
+        framework: tuple(KLRule.model_validate(rule) for rule in rules)
+        for framework, rules in data["frameworks"].items()
+    }
