@@ -8,7 +8,7 @@ import numpy as np
 from conformance import reference
 from conformance.answers.summaries import SummaryAnswer
 from conformance.answers.values import Inputs
-from conformance.compare import tolerance
+from conformance.compare import ULPS, eps, tolerance
 
 #: The relative step by which each parameter is moved to see how far a summary moves.
 STEP = 1e-6
@@ -55,8 +55,8 @@ def _differentiable(family: reference.Family, inputs: Inputs) -> list[str]:
 
 def cdf_answer(family: reference.Family, inputs: Inputs, options: tuple) -> SummaryAnswer:
     """F(value) at the rounded inputs (log_prob-shaped, NaN at an invalid parameter), held
-    within the dtype's tolerance scaled by how far F moves when the value and each parameter
-    move by one relative unit."""
+    within the dtype's ULPs of |F| plus how far F moves when the value and each parameter move
+    by one relative unit."""
     params, value = inputs.params, inputs.value
     opts = dict(options)
 
@@ -75,4 +75,9 @@ def cdf_answer(family: reference.Family, inputs: Inputs, options: tuple) -> Summ
         with np.errstate(invalid="ignore", over="ignore"):
             slope = np.abs(cdf(up_params, up_value) - cdf(down_params, down_value)) / (2 * STEP)
         moved += np.where(np.isfinite(slope), slope, 0.0)
-    return SummaryAnswer("cdf", found, tolerance(inputs.dtype, found, moved))
+    # Relative, not absolute: F is a probability, and a cdf that loses its tail (F = 1e-12
+    # returned as 0) is wrong by all of F however small F is.
+    with np.errstate(invalid="ignore"):
+        scale = np.where(np.isfinite(found), np.abs(found), 0.0) + moved
+    tol = ULPS[inputs.dtype] * eps(inputs.dtype) * scale + np.finfo(inputs.dtype).tiny
+    return SummaryAnswer("cdf", found, tol)

@@ -56,6 +56,7 @@ NUMPYRO_NORMAL_PATHWISE = (
     "--check=sample_fit,rsample_grad",
 )
 TORCH_NORMAL_SUMMARIES = ("--framework=torch", "--family=Normal", "--check=log_prob,moments")
+TORCH_NORMAL_CDF = ("--framework=torch", "--family=Normal", "--check=log_prob,cdf")
 NUMPYRO_NORMAL_SUMMARIES = ("--framework=numpyro", "--family=Normal", "--check=log_prob,entropy")
 
 CATALOGUE: tuple[Mutant, ...] = (
@@ -373,6 +374,18 @@ CATALOGUE: tuple[Mutant, ...] = (
         apply=torch_mutants.apply_normal_variance_unsquared,
         selection=TORCH_NORMAL_SUMMARIES,
         killers=("*/normal.yaml::scalar[torch-float32-moments]",),
+        spared=("*-log_prob]",),
+        kinds=(Kind.VALUE,),
+    ),
+    Mutant(
+        name="normal-cdf-variance-as-scale",
+        title="cdf only: Normal.cdf standardises by the variance, not the scale",
+        replicates="a cdf's formula off while log_prob is right (torch's own Normal.cdf "
+        "already loses its left tail: docs/findings/methods.md)",
+        framework="torch",
+        apply=torch_mutants.apply_normal_cdf_variance_as_scale,
+        selection=TORCH_NORMAL_CDF,
+        killers=("*/normal.yaml::scalar[torch-float32-cdf]",),
         spared=("*-log_prob]",),
         kinds=(Kind.VALUE,),
     ),

@@ -316,3 +316,18 @@ def apply_normal_variance_unsquared(patch: Patcher) -> None:
     from torch.distributions import Normal
 
     patch.setattr(Normal, "variance", property(lambda self: self.scale))  # MUTATION: scale**2
+
+
+def apply_normal_cdf_variance_as_scale(patch: Patcher) -> None:
+    """Normal.cdf standardising by the variance instead of the scale: right at scale 1, wrong
+    everywhere else, while log_prob and draws are right."""
+    import torch
+    from torch.distributions import Normal
+
+    def cdf(self: Any, value: Any) -> Any:
+        if self._validate_args:
+            self._validate_sample(value)
+        z = (value - self.loc) / (self.scale**2 * math.sqrt(2))  # MUTATION: torch has scale
+        return 0.5 * (1 + torch.erf(z))
+
+    patch.setattr(Normal, "cdf", cdf)
