@@ -12,11 +12,13 @@ from __future__ import annotations
 import numpy as np
 
 from conformance.check_names import CheckName
-from conformance.checks.base import Check, CheckResult, shown
+from conformance.checks.base import Check, CheckResult, Reproducer, shown
 from conformance.checks.subject import FrameworkError, Subject
+from conformance.checks.summaries import compared
 from conformance.compare import compare_arrays
 from conformance.kinds import Kind
 from conformance.operations import Operation
+from conformance.reproducers.script import Script, array_literal
 from conformance.summaries import CDF
 
 
@@ -65,3 +67,24 @@ class CdfCheck(Check):
             "tolerance": shown(answer.tolerance),
         }
         return self.fail(subject, result.kind or Kind.VALUE, result.detail, metrics, arrays)
+
+    def reproducer(self, subject: Subject) -> Reproducer:
+        answer = subject.expectations.cdf
+        valid = subject.expected.params_valid
+        expected = np.where(valid, answer.value, 0.0)
+
+        def constants(script: Script) -> list[str]:
+            return [
+                f"EXPECTED_CDF = {array_literal(expected)}  # float64 oracle (0 where not judged)",
+                f"TOLERANCE_CDF = {array_literal(answer.tolerance)}",
+                f"JUDGED = {array_literal(valid)}  # the parameters in their domains",
+            ]
+
+        def body(script: Script) -> list[str]:
+            return [
+                *script.method("dist.cdf(value)", "cdf", takes_value=True),
+                "actual = np.where(JUDGED, actual, 0.0) if actual.shape == JUDGED.shape else actual",
+                *compared("cdf", "_CDF", script.dtype),
+            ]
+
+        return Reproducer(subject, self.name, body, constants)

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from conformance.checks.base import Check, CheckResult, shown
+from conformance.checks.base import Check, CheckResult, Reproducer, shown
 from conformance.checks.subject import FrameworkError, Subject
 from conformance.compare import compare_arrays
 from conformance.kinds import Kind
 from conformance.operations import Operation
+from conformance.reproducers.script import Script, array_literal
+from conformance.summaries import Summary
 
 
 class SummariesCheck(Check):
@@ -21,10 +23,14 @@ class SummariesCheck(Check):
     #: They read the parameters alone: once per file and parameter set, on valid parameters.
     draws_only = True
 
-    def evaluate(self, subject: Subject) -> CheckResult:
-        asked = tuple(
+    def _asked(self, subject: Subject) -> tuple[str, ...]:
+        """The summaries both the oracle and the framework's class have."""
+        return tuple(
             s for s in self.methods if subject.expectations.has_summary(s) and subject.implements(s)
         )
+
+    def evaluate(self, subject: Subject) -> CheckResult:
+        asked = self._asked(subject)
         if not asked:
             return CheckResult(True, skip_reason="no summary both the oracle and the class have")
         found = subject.summaries(asked)
@@ -51,6 +57,55 @@ class SummariesCheck(Check):
         metrics["failed"] = len(failures)
         detail = "\n  ".join(message for _, message in failures)
         return self.fail(subject, failures[0][0], detail, metrics, arrays)
+
+    def reproducer(self, subject: Subject) -> Reproducer:
+        asked = self._asked(subject)
+        answers = {name: subject.expectations.summary(name) for name in asked}
+
+        def constants(script: Script) -> list[str]:
+            return [
+                line
+                for name, answer in answers.items()
+                for line in (
+                    f"EXPECTED_{name.upper()} = {array_literal(answer.value)}  # float64 oracle",
+                    f"TOLERANCE_{name.upper()} = {array_literal(answer.tolerance)}",
+                )
+            ]
+
+        def body(script: Script) -> list[str]:
+            lines: list[str] = []
+            for name in asked:
+                expr = "dist.entropy()" if Summary(name).called else f"dist.{name}"
+                lines += [
+                    *script.method(expr, name),
+                    *compared(name, f"_{name.upper()}", script.dtype),
+                ]
+            return lines
+
+        return Reproducer(subject, self.name, body, constants)
+
+
+def compared(name: str, suffix: str, dtype: str) -> list[str]:
+    """A script's lines judging ``actual`` against ``EXPECTED{suffix}`` as :func:`_judge`
+    does: shape, dtype, then every element within ``TOLERANCE{suffix}`` (NaN and ±inf
+    exactly)."""
+    expected, tol = f"EXPECTED{suffix}", f"TOLERANCE{suffix}"
+    return [
+        f"print('{name}', actual.dtype, actual.shape, 'expected shape', {expected}.shape)",
+        f"report(actual.shape != {expected}.shape, '{name} shape')",
+        f"report(actual.dtype != np.dtype({dtype!r}), '{name} dtype ' + str(actual.dtype))",
+        "actual = actual.astype(np.float64)",
+        f"finite = np.isfinite({expected})",
+        f"same = (actual == {expected}) | (np.isnan(actual) & np.isnan({expected}))",
+        f"err = np.where(finite, np.abs(actual - {expected}), np.where(same, 0.0, np.inf))",
+        "err = np.where(np.isnan(err), np.inf, err)",
+        f"ratio = err_over_tol(err, {tol}, finite)",
+        "worst = np.unravel_index(int(np.argmax(ratio)), ratio.shape)",
+        f"print('{name}: expected', {expected}[worst], 'actual', actual[worst], "
+        f"'tolerance', {tol}[worst])",
+        f"report(bool(ratio.max() > 1), f'{name}: {{int((ratio > 1).sum())}} of {{ratio.size}} "
+        "elements outside tolerance')",
+    ]
 
 
 class _Judged:

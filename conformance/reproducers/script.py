@@ -96,6 +96,23 @@ class Script:
             f"    return {self.call}.log_prob(value)",
         ]
 
+    def method(self, expr: str, name: str, takes_value: bool = False) -> list[str]:
+        """Lines that leave ``actual``: ``expr`` of the distribution (``dist.mean``,
+        ``dist.cdf(value)``) read as the items read it: inside one ``jax.jit`` function with
+        the construction where they evaluate compiled, of ``dist`` otherwise."""
+        d = self.dialect
+        if not self.compiled:
+            return [f"dist = {self.call}", f"actual = {d.to_numpy(expr)}"]
+        args = ", ".join([*self.arrays, *(["value"] if takes_value else [])])
+        return [
+            d.jit_decorator,
+            f"def compiled_{name}({args}):",
+            f"    dist = {self.call}",
+            f"    return {expr}",
+            "",
+            f"actual = {d.to_numpy(f'compiled_{name}({args})')}",
+        ]
+
     def log_prob_expr(self) -> str:
         """log_prob of ``value`` (of ``dist`` when eager, which the lines before built)."""
         if not self.compiled:
