@@ -2,9 +2,10 @@
 are in their domains.
 
 F is defined for every real value: 0 below the support, 1 above it, so a value outside the
-support is held to those as any other. Where some input is outside the support or a domain,
-a ValueError (a validating framework's answer) passes too; elements whose parameters are
-outside their domains are not judged.
+support is held to those. There a NaN passes too (a non-validating framework's answer, as
+log_prob's rule allows), and where some input is outside the support or a domain a ValueError
+(a validating framework's) passes; elements whose parameters are outside their domains are not
+judged.
 """
 
 from __future__ import annotations
@@ -52,13 +53,19 @@ class CdfCheck(Check):
                 subject, Kind.DTYPE, f"cdf dtype {got.dtype}, expected {subject.dtype}"
             )
         valid = exp.params_valid
+        # Outside the support a non-validating framework may answer NaN, as log_prob's rule
+        # allows; any number it gives is held to F = 0 or 1.
+        unanswered = ~exp.in_support & np.isnan(got)
+        judged = valid & ~unanswered
         result = compare_arrays(
-            np.where(valid, answer.value, 0.0),
-            np.where(valid, got, 0.0),
+            np.where(judged, answer.value, 0.0),
+            np.where(judged, got, 0.0),
             answer.tolerance,
             subject.dtype,
         )
-        metrics = {**result.metrics, "compared": int(np.count_nonzero(valid))}
+        metrics = {**result.metrics, "compared": int(np.count_nonzero(judged))}
+        if np.any(unanswered & valid):
+            metrics["nan_outside_support"] = int(np.count_nonzero(unanswered & valid))
         if result.ok:
             return CheckResult(True, metrics=metrics)
         arrays = {
@@ -71,20 +78,24 @@ class CdfCheck(Check):
     def reproducer(self, subject: Subject) -> Reproducer:
         answer = subject.expectations.cdf
         valid = subject.expected.params_valid
-        expected = np.where(valid, answer.value, 0.0)
+        expected = np.where(valid, answer.value, 0.0)  # EXPECTED_CDF is 0 where not judged
 
         def constants(script: Script) -> list[str]:
             return [
                 f"EXPECTED_CDF = {array_literal(expected)}  # float64 oracle (0 where not judged)",
                 f"TOLERANCE_CDF = {array_literal(answer.tolerance)}",
                 f"JUDGED = {array_literal(valid)}  # the parameters in their domains",
+                f"OUTSIDE = {array_literal(~subject.expected.in_support)}  # NaN passes there",
             ]
 
         def body(script: Script) -> list[str]:
             return [
                 *script.method("dist.cdf(value)", "cdf", takes_value=True),
-                "actual = np.where(JUDGED, actual, 0.0) if actual.shape == JUDGED.shape else actual",
-                *compared("cdf", "_CDF", script.dtype),
+                "if actual.shape == JUDGED.shape:  # not judged: an invalid parameter, NaN outside",
+                "    judged = JUDGED & ~(OUTSIDE & np.isnan(actual))",
+                "    actual = np.where(judged, actual, 0.0)",
+                "    EXPECTED_CDF = np.where(judged, EXPECTED_CDF, 0.0)",
+                *compared("cdf", "_CDF", (script.dtype,)),
             ]
 
         return Reproducer(subject, self.name, body, constants)

@@ -31,6 +31,7 @@ VOCABULARY = {
     "operations",
     "sizes",
     "timing",
+    "summaries",
     "versions",
 }
 
