@@ -22,10 +22,10 @@ def _run(ns: argparse.Namespace) -> int:
     from conformance.cases.builtin import builtin_cases
     from conformance.cases.loader import find_case_files
     from conformance.commands.coverage import (
-        METHOD_CHECKS,
         as_json,
         coverage,
         load_exclusions,
+        method_plan,
         render_markdown,
         render_text,
     )
@@ -35,16 +35,12 @@ def _run(ns: argparse.Namespace) -> int:
 
     settings = Settings.from_sources(parse_options([f"--cases={builtin_cases()}"])[0], {})
     lacking = not_offered(settings.selection, find_case_files(builtin_cases())).names()
-    # The methods' checks are opt-in: their table reads a plan that turns them on.
-    methods = Settings.from_sources(
-        parse_options([f"--cases={builtin_cases()}", f"--check={','.join(METHOD_CHECKS)}"])[0], {}
-    )
     found = coverage(
         all_adapters(),
         plan(settings.selection),
         load_exclusions(),
         lacking,
-        method_specs=plan(methods.selection),
+        method_specs=method_plan(builtin_cases()),
     )
     if ns.format == "json":
         text = json.dumps(as_json(found), indent=2) + "\n"

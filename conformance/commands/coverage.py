@@ -271,6 +271,16 @@ def coverage(
     return frameworks
 
 
+def method_plan(cases: str | Path) -> list[Any]:
+    """The plan the (class, method) table reads: the methods' checks turned on (they are
+    opt-in) over ``cases``."""
+    from conformance.plan.planner import plan
+    from conformance.run.config.settings import Settings, parse_options
+
+    options = parse_options([f"--cases={cases}", f"--check={','.join(METHOD_CHECKS)}"])[0]
+    return list(plan(Settings.from_sources(options, {}).selection))
+
+
 def as_json(frameworks: dict[str, FrameworkCoverage]) -> dict[str, Any]:
     return {
         "frameworks": {

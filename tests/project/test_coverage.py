@@ -19,6 +19,7 @@ from conformance.commands.coverage import (
     DOC_PATH,
     coverage,
     load_exclusions,
+    method_plan,
     readme_line,
     render_markdown,
     shipped_classes,
@@ -37,11 +38,17 @@ def _specs() -> tuple:
     return tuple(plan(settings.selection))
 
 
+@cache
+def _method_specs() -> tuple:
+    return tuple(method_plan(builtin_cases()))
+
+
 def _coverage(specs=None, exclusions=None):
     return coverage(
         all_adapters(),
         _specs() if specs is None else specs,
         load_exclusions() if exclusions is None else exclusions,
+        method_specs=_method_specs() if specs is None else None,
     )
 
 
