@@ -3,6 +3,8 @@ and ``entropy`` checks read."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from conformance import reference
@@ -19,26 +21,37 @@ def summary_answer(
 ) -> SummaryAnswer:
     """``summary`` at the rounded inputs, held within the dtype's tolerance scaled by its
     sensitivity to the parameters (the condition number of the summary's formula)."""
-    params = inputs.params
-    value = family.summary(summary, params, inputs.parametrization, dict(options))
-    moved = np.zeros(value.shape)
-    for name in _differentiable(family, inputs):
-        up = family.summary(
-            summary,
-            {**params, name: params[name] * (1 + STEP)},
-            inputs.parametrization,
-            dict(options),
-        )
-        down = family.summary(
-            summary,
-            {**params, name: params[name] * (1 - STEP)},
-            inputs.parametrization,
-            dict(options),
-        )
-        with np.errstate(invalid="ignore", over="ignore"):
-            slope = np.abs(up - down) / (2 * STEP)
-        moved += np.where(np.isfinite(slope), slope, 0.0)
+
+    def at(params: dict, value: np.ndarray) -> np.ndarray:
+        return family.summary(summary, params, inputs.parametrization, dict(options))
+
+    value = at(inputs.params, inputs.value)
+    moved = _sensitivity(at, value.shape, family, inputs, with_value=False)
     return SummaryAnswer(summary, value, tolerance(inputs.dtype, value, moved))
+
+
+def _sensitivity(
+    at: Callable[[dict, np.ndarray], np.ndarray],
+    shape: tuple[int, ...],
+    family: reference.Family,
+    inputs: Inputs,
+    with_value: bool,
+) -> np.ndarray:
+    """Σ |∂at/∂log x| over the differentiable parameters (and the value, ``with_value``), by
+    central relative steps; a step that leaves a domain counts 0."""
+    params, value = inputs.params, inputs.value
+    moves = [
+        ({**params, n: params[n] * (1 + STEP)}, value, {**params, n: params[n] * (1 - STEP)}, value)
+        for n in _differentiable(family, inputs)
+    ]
+    if with_value:
+        moves.append((params, value * (1 + STEP), params, value * (1 - STEP)))
+    moved = np.zeros(shape)
+    for up_params, up_value, down_params, down_value in moves:
+        with np.errstate(invalid="ignore", over="ignore"):
+            slope = np.abs(at(up_params, up_value) - at(down_params, down_value)) / (2 * STEP)
+        moved += np.where(np.isfinite(slope), slope, 0.0)
+    return moved
 
 
 def _differentiable(family: reference.Family, inputs: Inputs) -> list[str]:
@@ -64,17 +77,7 @@ def cdf_answer(family: reference.Family, inputs: Inputs, options: tuple) -> Summ
         return family.cdf(p, v, inputs.parametrization, opts)
 
     found = cdf(params, value)
-    moved = np.zeros(found.shape)
-    moves: list[tuple[dict, np.ndarray, dict, np.ndarray]] = [
-        ({**params, n: params[n] * (1 + STEP)}, value, {**params, n: params[n] * (1 - STEP)}, value)
-        for n in _differentiable(family, inputs)
-    ]
-    if not family.value.discrete:
-        moves.append((params, value * (1 + STEP), params, value * (1 - STEP)))
-    for up_params, up_value, down_params, down_value in moves:
-        with np.errstate(invalid="ignore", over="ignore"):
-            slope = np.abs(cdf(up_params, up_value) - cdf(down_params, down_value)) / (2 * STEP)
-        moved += np.where(np.isfinite(slope), slope, 0.0)
+    moved = _sensitivity(cdf, found.shape, family, inputs, with_value=not family.value.discrete)
     # Relative, not absolute: F is a probability, and a cdf that loses its tail (F = 1e-12
     # returned as 0) is wrong by all of F however small F is.
     with np.errstate(invalid="ignore"):
