@@ -10,6 +10,7 @@ from conformance.answers.draws import DrawLaw
 from conformance.answers.gradients import GradExpectation
 from conformance.answers.summaries import SummaryAnswer
 from conformance.answers.values import Expected, Inputs, SiteExpectation
+from conformance.registry import Binding
 
 
 class Expectations(Protocol):
@@ -48,6 +49,15 @@ class Expectations(Protocol):
     @property
     def cdf(self) -> SummaryAnswer:
         """F(value) at the case's inputs (log_prob-shaped), with its tolerance."""
+        ...
+
+    @property
+    def q_inputs(self) -> Inputs:
+        """q's parameters of a KL case, rounded to the dtype as p's are."""
+        ...
+
+    def kl(self, q_binding: Binding) -> SummaryAnswer:
+        """KL(p‖q) of a KL case, q built by ``q_binding``, with its tolerance."""
         ...
 
     @property

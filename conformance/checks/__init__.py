@@ -10,6 +10,7 @@ from conformance.checks.context import ContextCheck
 from conformance.checks.eager import EagerCheck
 from conformance.checks.entropy import EntropyCheck
 from conformance.checks.grad import GradCheck
+from conformance.checks.kl import KLCheck
 from conformance.checks.log_prob import LogProbCheck
 from conformance.checks.moments import MomentsCheck
 from conformance.checks.property import PropertyCheck
@@ -53,6 +54,7 @@ CHECKS: dict[CheckName, Check] = _registry(
     MomentsCheck(),
     EntropyCheck(),
     CdfCheck(),
+    KLCheck(),
 )
 
 __all__ = ["CHECKS", "NON_CHECK_ITEMS", "OPT_IN", "Check", "CheckName", "CheckResult"]

@@ -35,6 +35,7 @@ from conformance.expect.materialize import (
     sample_with_batch,
     sensitivity,
 )
+from conformance.expect.kl import kl_answer
 from conformance.expect.summaries import cdf_answer, summary_answer
 from conformance.registry import Binding
 
@@ -48,7 +49,7 @@ class Expectations:
         self.options: tuple = tuple(sorted(binding.oracle.items()))
         self.inputs: Inputs = inputs_for(case, dtype)
         self.expected: Expected = expected_for(case, dtype, self.options)
-        self._summaries: dict[str, SummaryAnswer] = {}
+        self._summaries: dict[str | tuple, SummaryAnswer] = {}
 
     @cached_property
     def _family(self) -> reference.Family:
@@ -87,6 +88,29 @@ class Expectations:
     def cdf(self) -> SummaryAnswer:
         """The oracle's F(value) at this case's inputs, with its tolerance."""
         return cdf_answer(self._family, self.inputs, self.options)
+
+    @cached_property
+    def q_inputs(self) -> Inputs:
+        """q's parameters of a KL case, rounded to this dtype as p's are."""
+        assert self.case.kl_q is not None, "a KL case's q"
+        return inputs_for(self.case.kl_q, self.dtype)
+
+    def kl(self, q_binding: Binding) -> SummaryAnswer:
+        """The oracle's KL(p‖q) of this KL case, q built by ``q_binding``, with its tolerance."""
+        q = self.case.kl_q
+        assert q is not None, "a KL case's q"
+        q_options = tuple(sorted(q_binding.oracle.items()))
+        key = ("kl", q_options)
+        if key not in self._summaries:
+            self._summaries[key] = kl_answer(
+                self.case.family,
+                self.inputs,
+                self.options,
+                q.family,
+                self.q_inputs,
+                q_options,
+            )
+        return self._summaries[key]
 
     @cached_property
     def params_valid(self) -> bool:

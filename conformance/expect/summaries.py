@@ -42,7 +42,7 @@ def _sensitivity(
     params, value = inputs.params, inputs.value
     moves = [
         ({**params, n: params[n] * (1 + STEP)}, value, {**params, n: params[n] * (1 - STEP)}, value)
-        for n in _differentiable(family, inputs)
+        for n in differentiable(family, inputs)
     ]
     if with_value:
         moves.append((params, value * (1 + STEP), params, value * (1 - STEP)))
@@ -54,7 +54,7 @@ def _sensitivity(
     return moved
 
 
-def _differentiable(family: reference.Family, inputs: Inputs) -> list[str]:
+def differentiable(family: reference.Family, inputs: Inputs) -> list[str]:
     """The parameters a relative step moves: float arrays, not counts or static numbers."""
     info = family.params(inputs.parametrization)
     return [

@@ -41,3 +41,18 @@ def kl_rules() -> dict[str, tuple[KLRule, ...]]:
         framework: tuple(KLRule.model_validate(rule) for rule in rules)
         for framework, rules in data["frameworks"].items()
     }
+
+
+def registered_pairs(
+    framework: str, oracle_pairs: list[tuple[str, str]]
+) -> frozenset[tuple[str, str]]:
+    """The oracle's (p family, q family) pairs that ``framework``'s rules compute, with
+    ``("Delta", "*")`` read as every pair of ``oracle_pairs`` whose p is Delta."""
+    found: set[tuple[str, str]] = set()
+    for rule in kl_rules().get(framework, ()):
+        for p, q in rule.oracle:
+            if q == "*":
+                found.update(pq for pq in oracle_pairs if pq[0] == p)
+            else:
+                found.add((p, q))
+    return frozenset(found)
