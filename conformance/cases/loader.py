@@ -212,7 +212,7 @@ def _load_case(
     try:
         q = _kl_q(case, known)
     except SemanticError as exc:
-        return [(doc.line_of(path + ("kl", *exc.path)), exc.message)]
+        return [(doc.line_of((*path, "kl", *exc.path)), exc.message)]
     return dataclasses.replace(case, kl_q=q)
 
 

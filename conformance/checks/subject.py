@@ -290,8 +290,7 @@ class Subject:
         assert isinstance(adapter, DividesKL)  # the check's operation is offered
         q = self.expectations.q_inputs
         q_params = {
-            k: v.item() if k in q.static else self.array(v)
-            for k, v in q.framework_params().items()
+            k: v.item() if k in q.static else self.array(v) for k, v in q.framework_params().items()
         }
         p_params = self.params()
         with self.framework_call("kl_divergence"):

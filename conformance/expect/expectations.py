@@ -27,6 +27,7 @@ from conformance.cases.context_design import CaseShape
 from conformance.cases.loader import Case
 from conformance.expect.fresh_values import well_conditioned_draw
 from conformance.expect.gradients import binding_structure, expected_grad_for
+from conformance.expect.kl import kl_answer
 from conformance.expect.laws import DrawLaw
 from conformance.expect.materialize import (
     expected_for,
@@ -35,7 +36,6 @@ from conformance.expect.materialize import (
     sample_with_batch,
     sensitivity,
 )
-from conformance.expect.kl import kl_answer
 from conformance.expect.summaries import cdf_answer, summary_answer
 from conformance.registry import Binding
 

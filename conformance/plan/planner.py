@@ -86,7 +86,10 @@ def plan_file(path: Path, selection: Selection, display: str | None = None) -> l
     if selection.edges and cases:
         # A KL case's edges are cases of its own file (p = q, a support q does not cover).
         generated = edge_file(
-            [c for c in loaded.cases if c.kl_q is None], loaded.path, selects=selection.selects_family, bulk=selection.bulk_edges
+            [c for c in loaded.cases if c.kl_q is None],
+            loaded.path,
+            selects=selection.selects_family,
+            bulk=selection.bulk_edges,
         )
         cases = [*cases, *generated.cases]
         specs.extend(_error_spec(e) for e in generated.errors)
@@ -293,7 +296,9 @@ def _expand(expansion: _Expansion, case: Case, params64) -> Iterator[ItemSpec]:
         binding = adapter.binding(case.family, case.parametrization)
         if isinstance(binding, str):
             continue  # the framework lacks the family: see conformance.plan.not_offered
-        reason = adapter.unsupported_inputs(binding, params64)
+        if case.kl_q is not None and not _divides(case, checks, adapter, binding, selection):
+            continue  # no rule for the pair: see conformance coverage
+        reason = adapter.unsupported_inputs(binding, params64) or _q_unsupported(case, adapter)
         if reason:
             yield UnsupportedSpec(f"{case.id}[{name}-unsupported]", case, adapter, reason)
             continue
@@ -323,6 +328,29 @@ def _expand(expansion: _Expansion, case: Case, params64) -> Iterator[ItemSpec]:
                     selection.device,
                 )
                 yield spec
+
+
+def _q_unsupported(case: Case, adapter: Adapter) -> str | None:
+    """Why ``adapter`` cannot take q's parameters of a KL case (None: it can, or no KL case)."""
+    q = case.kl_q
+    if q is None:
+        return None
+    binding = adapter.binding(q.family, q.parametrization)
+    if isinstance(binding, str):
+        return binding
+    reason = adapter.unsupported_inputs(binding, float64_inputs(q)[0])
+    return f"q: {reason}" if reason else None
+
+
+def _divides(
+    case: Case, checks: list[CheckName], adapter: Adapter, binding: Binding, selection: Selection
+) -> bool:
+    """Whether ``adapter`` runs a check of this KL case (it registers a rule for the pair)."""
+    return any(
+        CHECKS[c].unsupported_by(adapter, selection.opted_in) is None
+        and CHECKS[c].offered(case, adapter, binding) is None
+        for c in checks
+    )
 
 
 def _shares_methods(check: Check, case: Case, adapter: Adapter, binding: Binding) -> bool:

@@ -43,16 +43,20 @@ def kl_rules() -> dict[str, tuple[KLRule, ...]]:
     }
 
 
+def served_pairs(rule: KLRule, oracle_pairs: list[tuple[str, str]]) -> set[tuple[str, str]]:
+    """The oracle's (p family, q family) pairs ``rule`` computes, with ``("Delta", "*")`` read
+    as every pair of ``oracle_pairs`` whose p is Delta."""
+    return {
+        pq
+        for p, q in rule.oracle
+        for pq in ([pq for pq in oracle_pairs if pq[0] == p] if q == "*" else [(p, q)])
+    }
+
+
 def registered_pairs(
     framework: str, oracle_pairs: list[tuple[str, str]]
 ) -> frozenset[tuple[str, str]]:
-    """The oracle's (p family, q family) pairs that ``framework``'s rules compute, with
-    ``("Delta", "*")`` read as every pair of ``oracle_pairs`` whose p is Delta."""
-    found: set[tuple[str, str]] = set()
-    for rule in kl_rules().get(framework, ()):
-        for p, q in rule.oracle:
-            if q == "*":
-                found.update(pq for pq in oracle_pairs if pq[0] == p)
-            else:
-                found.add((p, q))
-    return frozenset(found)
+    """The oracle's pairs that some rule of ``framework`` computes."""
+    return frozenset(
+        pq for rule in kl_rules().get(framework, ()) for pq in served_pairs(rule, oracle_pairs)
+    )
