@@ -18,3 +18,17 @@ class SummaryAnswer:
     #: Absolute, elementwise: ULPs of the dtype times 1 + |value| + how far the value moves
     #: when each parameter moves by one relative unit.
     tolerance: np.ndarray
+
+
+@dataclass(frozen=True, eq=False)
+class GradientAnswer:
+    """What the oracle says of ∂(Σ cotangent · f)/∂x for each input x it differentiates (a
+    KL's parameters of either side, named ``p:<name>`` and ``q:<name>``)."""
+
+    cotangent: np.ndarray
+    #: Input → the gradient, shaped as the input.
+    grads: dict[str, np.ndarray]
+    #: Input → the absolute elementwise tolerance.
+    tolerance: dict[str, np.ndarray]
+    #: Input → why it is not differentiated (a matrix, a simplex, an integer), for the record.
+    left_out: dict[str, str]
