@@ -15,8 +15,7 @@ import numpy as np
 
 from conformance.checks.base import Check, CheckResult, Reproducer, shown
 from conformance.checks.subject import FrameworkError, Subject
-from conformance.compare import compare_arrays
-from conformance.expect.summaries import by_convention
+from conformance.compare import by_convention, compare_arrays
 from conformance.kinds import Kind
 from conformance.operations import Operation
 from conformance.registry.summary_conventions import declared

@@ -66,29 +66,6 @@ def _differentiable(family: reference.Family, inputs: Inputs) -> list[str]:
     ]
 
 
-def by_convention(expected: np.ndarray, actual: np.ndarray, declared: dict) -> np.ndarray:
-    """Where ``actual`` is judged by a declared convention: elements whose oracle value is NaN
-    (``declared['undefined']``) or ±inf (``declared['infinite']``) and whose ``actual`` is
-    what the declaration says (``nan``, ``inf``, ``-inf`` or ``finite``) but not the oracle's
-    own answer. Nowhere else: an element where the oracle has a number is never excused.
-    Reproducer scripts embed this function's source: one rule for the item and its script."""
-    expected = np.asarray(expected, dtype=np.float64)
-    actual = np.asarray(actual, dtype=np.float64)
-    agrees = (actual == expected) | (np.isnan(actual) & np.isnan(expected))
-    returned = {
-        "nan": np.isnan(actual),
-        "inf": actual == np.inf,
-        "-inf": actual == -np.inf,
-        "finite": np.isfinite(actual),
-    }
-    found = np.zeros(np.shape(expected), dtype=bool)
-    for where, condition in (("undefined", np.isnan(expected)), ("infinite", np.isinf(expected))):
-        says = declared.get(where)
-        if says in returned:
-            found |= condition & returned[says] & ~agrees
-    return found
-
-
 def cdf_answer(family: reference.Family, inputs: Inputs, options: tuple) -> SummaryAnswer:
     """F(value) at the rounded inputs (log_prob-shaped, NaN at an invalid parameter), held
     within the dtype's ULPs of |F| plus how far F moves when the value and each parameter move

@@ -4,7 +4,7 @@
 The oracle keeps mathematics — NaN where a summary is undefined, ±inf where it is infinite —
 and the moments and entropy checks hold a framework to exactly that unless it declares here
 what it returns instead (:func:`declared`). The rule that applies a declaration to an array is
-:func:`conformance.expect.summaries.by_convention`.
+:func:`conformance.compare.by_convention`.
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ from conformance import reference
 from conformance.adapters import all_adapters
 from conformance.adapters.torch.adapter import TorchAdapter
 from conformance.checks import CHECKS
-from conformance.expect.summaries import by_convention
+from conformance.compare import by_convention
 from conformance.registry import summary_conventions as conventions
 from conformance.reproducers import render as reproducer
 
