@@ -5,7 +5,8 @@ computations:
   O(h⁴)), in the coordinates each transform names: the simplex's first K−1 entries, the strict
   lower triangle of a correlation factor, (strict lower triangle, diagonal) of a Cholesky
   factor, a symmetric matrix's lower triangle, the real and imaginary parts of a half
-  spectrum; for the zero-sum isometry the volume ½ log det JᵀJ;
+  spectrum; for the zero-sum isometry the volume ½ log det JᵀJ; in the tails, where a float64
+  difference would cancel, against mpmath's own derivatives at 60 digits;
 - inverse(forward(x)) = x and forward(inverse(y)) = y at rtol 1e-12, y drawn in the codomain
   independently of forward;
 - outputs in the codomain (by tests written here, not the oracle's), shapes against
@@ -20,6 +21,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+import mpmath as mp
 import numpy as np
 import pytest
 from scipy import special, stats
@@ -857,3 +859,129 @@ def test_registry_transform_lands_in_its_constraint(
     if t.bijective:
         np.testing.assert_allclose(t.inverse(y), x, rtol=1e-11, atol=1e-11)
         assert np.ndim(t.log_abs_det_jacobian(x, y)) == x.ndim - t.domain.event_dim
+
+
+# ----- the tails: log|det J| where float64 differences would cancel, against mpmath -------------
+
+
+def _mp_log_det(f: Callable[[list], list], x: np.ndarray) -> float:
+    """log|det ∂f/∂x| at 60 digits (enough for σ(55) to differ from 1), the partial
+    derivatives by mpmath's own differentiation."""
+    with mp.workdps(60):
+        point = [mp.mpf(float(v)) for v in x]
+
+        def partial(i: int, j: int) -> object:
+            def along(t: object) -> object:
+                moved = list(point)
+                moved[j] = t
+                return f(moved)[i]
+
+            return mp.diff(along, point[j])
+
+        jac = mp.matrix([[partial(i, j) for j in range(len(point))] for i in range(len(point))])
+        return float(mp.log(abs(mp.det(jac))))
+
+
+def _mp_stick_breaking(x: list) -> list:
+    n, rest, out = len(x), mp.mpf(1), []
+    for i, v in enumerate(x):
+        z = 1 / (1 + mp.exp(-(v - mp.log(n - i))))
+        out.append(z * rest)
+        rest *= 1 - z
+    return out  # the first K − 1 entries: the simplex's coordinates
+
+
+def _mp_l1_ball(x: list) -> list:
+    rest, out = mp.mpf(1), []
+    for v in x:
+        t = mp.tanh(v)
+        out.append(t * rest)
+        rest *= 1 - abs(t)
+    return out
+
+
+def _mp_corr_cholesky(x: list) -> list:
+    """D = 3: the strict lower triangle (y10, y20, y21) from t = tanh x, row by row."""
+    t = [mp.tanh(v) for v in x]
+    y10 = t[0]
+    y20 = t[1]
+    y21 = t[2] * mp.sqrt(1 - y20**2)
+    return [y10, y20, y21]
+
+
+@pytest.mark.parametrize(
+    ("name", "f", "points"),
+    [
+        ("sigmoid", lambda v: [1 / (1 + mp.exp(-v[0]))], [-40.0, -3.0, 0.3, 35.0, 55.0]),
+        ("softplus", lambda v: [mp.log(1 + mp.exp(v[0]))], [-60.0, -2.0, 0.5, 45.0]),
+        ("tanh", lambda v: [mp.tanh(v[0])], [-19.0, -0.7, 1e-3, 15.0]),
+        ("exp", lambda v: [mp.exp(v[0])], [-300.0, 2.5]),
+    ],
+)
+def test_elementwise_tails_against_mpmath(
+    name: str, f: Callable[[list], list], points: list[float]
+) -> None:
+    t = make(name)
+    x = np.array(points)
+    lad = t.log_abs_det_jacobian(x, t.forward(x))
+    expected = [_mp_log_det(f, np.array([p])) for p in points]
+    np.testing.assert_allclose(lad, expected, rtol=1e-13, atol=1e-13)
+
+
+@pytest.mark.parametrize(
+    ("name", "f", "x"),
+    [
+        ("stick_breaking", _mp_stick_breaking, np.array([18.0, -22.0, 4.0])),
+        ("l1_ball", _mp_l1_ball, np.array([9.0, -11.0, 0.5])),
+        ("corr_cholesky", _mp_corr_cholesky, np.array([7.5, -8.0, 6.0])),
+    ],
+)
+def test_vector_tails_against_mpmath(name: str, f: Callable[[list], list], x: np.ndarray) -> None:
+    t = make(name)
+    lad = t.log_abs_det_jacobian(x, t.forward(x))
+    assert float(lad) == pytest.approx(_mp_log_det(f, x), rel=1e-12, abs=1e-12)
+
+
+# ----- the entry points and the declared parameters ----------------------------------------------
+
+
+def test_entry_points_by_name() -> None:
+    from conformance.reference import transforms
+
+    x = LINE
+    y = transforms.forward("affine", x, params={"loc": 1.0, "scale": 2.0})
+    np.testing.assert_allclose(y, 1 + 2 * x, rtol=RTOL)
+    np.testing.assert_allclose(
+        transforms.inverse("affine", y, params={"loc": 1.0, "scale": 2.0}), x
+    )
+    lad = transforms.log_abs_det_jacobian("stick_breaking", x, make("stick_breaking").forward(x))
+    assert lad.shape == ()
+    with pytest.raises(OracleError, match="unknown transform 'expo'; known: abs, affine"):
+        make("expo")
+
+
+@pytest.mark.parametrize("name", transform_names())
+def test_declared_parameters_are_the_constructors(name: str) -> None:
+    import inspect
+
+    from conformance.reference.transforms import transform_kind
+
+    kind = transform_kind(name)
+    signature = inspect.signature(kind.__init__)
+    variadic = (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
+    taken = [n for n, p in signature.parameters.items() if n != "self" and p.kind not in variadic]
+    assert [p.name for p in kind.params] == taken
+    for spec in kind.params:
+        default = signature.parameters[spec.name].default
+        if default is not inspect.Parameter.empty:
+            assert spec.default == default, spec.name
+
+
+def test_spaces_compare_by_value() -> None:
+    from conformance.reference.transforms import Space
+
+    assert make("exp").codomain == Space("positive", 0)
+    assert make("stick_breaking").codomain != Space("simplex", 2)
+    a = make("affine", loc=np.array([1.0, 2.0]), scale=1.0, domain="positive").codomain
+    assert a == Space("greater_than", 0, low=np.array([1.0, 2.0]))
+    assert a != Space("greater_than", 0, low=np.array([1.0, 3.0]))

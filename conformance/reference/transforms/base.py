@@ -42,9 +42,22 @@ class Space:
         """This space with ``ndims`` more rightmost dims taken as one event."""
         return replace(self, event_dim=self.event_dim + ndims)
 
-    def same(self, other: Space) -> bool:
-        """Same name and event dims (bounds and parts not compared)."""
-        return self.name == other.name and self.event_dim == other.event_dim
+    def __eq__(self, other: object) -> bool:
+        """Same name, event dims, bounds (array values compared) and parts."""
+        if not isinstance(other, Space):
+            return NotImplemented
+        same_bounds = all(
+            (a is None) == (b is None) and (a is None or np.array_equal(a, b))
+            for a, b in ((self.low, other.low), (self.high, other.high))
+        )
+        return (
+            (self.name, self.event_dim, self.dim, self.lengths)
+            == (other.name, other.event_dim, other.dim, other.lengths)
+            and same_bounds
+            and self.parts == other.parts
+        )
+
+    __hash__ = None  # type: ignore[assignment]
 
 
 @dataclass(frozen=True)
