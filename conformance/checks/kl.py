@@ -142,7 +142,8 @@ class KLCheck(Check):
                     "else:",
                     f"    actual = {script.dialect.to_numpy(f'grads[{i}]')}",
                     "if actual.shape == " + expected + ".shape:  # no derivative: not judged",
-                    f"    actual = np.where(np.isfinite({expected}), actual, {expected})",
+                    f"    kept = np.where(np.isfinite({expected}), actual, {expected})",
+                    "    actual = kept.astype(actual.dtype)",
                     *compared(f"gradient by {name}", f"_GRAD_{i}", (script.dtype,)),
                 ]
             return lines

@@ -164,3 +164,53 @@ def test_the_reproducer_rebuilds_both_sides(adapter: str, fault: str | None, tmp
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "OK: no mismatch reproduced" in done.stdout
+
+
+class FaultyKLGradient(TorchAdapter):
+    """torch, with the gradient of its kl_divergence changed by ``fault``."""
+
+    name = "fake.klgrad"
+
+    def __init__(self, fault: str) -> None:
+        self.fault = fault
+
+    def kl_vjp(self, p_binding, p_params, q_binding, q_params, cotangent, wrt) -> Any:
+        grads = super().kl_vjp(p_binding, p_params, q_binding, q_params, cotangent, wrt)
+        if self.fault == "disconnected":
+            return {**grads, "q:scale": None}
+        if self.fault == "sign":
+            return {**grads, "p:loc": -grads["p:loc"]}
+        return {k: g * (1 + 1e-3) for k, g in grads.items()}
+
+
+@pytest.mark.parametrize(
+    ("fault", "fragment"),
+    [
+        ("disconnected", "gradient by q:scale"),
+        ("sign", "gradient by p:loc"),
+        ("relative", "gradient by p:loc"),
+    ],
+)
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_a_faulty_kl_gradient_fails(fault: str, fragment: str, dtype: str) -> None:
+    adapter = FaultyKLGradient(fault)
+    result = run_check(make_case(CROSS), adapter.name, dtype, "kl", adapter=adapter)
+    assert not result.passed and result.kind == "grad", result.message
+    assert fragment in result.message, result.message
+
+
+def test_the_gradient_reaches_both_sides_and_leaves_matrices_out() -> None:
+    passed = run_check(make_case(CROSS), "torch", "float64", "kl")
+    assert passed.metrics["differentiated"] == ["p:loc", "p:scale", "q:loc", "q:scale"]
+    mvn = make_case(
+        "- {id: m, family: MultivariateNormal, params: {loc: [0.0, 1.0], "
+        "covariance_matrix: [[2.0, 0.3], [0.3, 1.0]]}, kl: {family: MultivariateNormal, "
+        "params: {loc: [0.5, 0.0], covariance_matrix: [[1.0, 0.0], [0.0, 1.0]]}}}"
+    )
+    result = run_check(mvn, "torch", "float64", "kl")
+    assert result.passed, result.message
+    assert result.metrics["differentiated"] == ["p:loc", "q:loc"]
+    assert set(result.metrics["not_differentiated"]) == {
+        "p:covariance_matrix",
+        "q:covariance_matrix",
+    }
