@@ -45,6 +45,9 @@ class Logistic(Family):
     def _cdf(self, params, value, parametrization, options):
         return 0.5 * (1.0 + np.tanh(0.5 * _z(params, value)))
 
+    def _icdf(self, params, q, parametrization, options):
+        return params["loc"] + params["scale"] * (np.log(q) - np.log1p(-q))
+
     def _sample(self, params, shape, rng, parametrization):
         return params["loc"] + params["scale"] * rng.logistic(size=shape)
 
@@ -73,6 +76,12 @@ class SoftLaplace(Family):
         z = _z(params, value)
         near = 2.0 / np.pi * np.arctan(np.exp(-np.abs(z)))
         return np.where(z < 0.0, near, 1.0 - near)
+
+    def _icdf(self, params, q, parametrization, options):
+        p = 1.0 - q  # exact for q ≥ ½: the upper tail from its own probability
+        # F = (2/π)·arctan(e^z): z = log tan(πq/2), mirrored for the upper half.
+        z = np.where(q > 0.5, -np.log(np.tan(0.5 * np.pi * p)), np.log(np.tan(0.5 * np.pi * q)))
+        return params["loc"] + params["scale"] * z
 
     def _sample(self, params, shape, rng, parametrization):
         # The CDF is (2/π)·arctan(e^z): z = log(tan(π·U/2)).
