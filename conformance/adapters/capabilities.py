@@ -255,6 +255,19 @@ class Cdfs(Protocol):
         ...
 
 
+@runtime_checkable
+class Icdfs(Protocol):
+    """``dist.icdf(q)`` (:attr:`Operation.ICDF`)."""
+
+    def implements(self, binding: Binding, method: str) -> bool:
+        """Whether the binding's class defines ``method`` itself (see :class:`Summarizes`)."""
+        ...
+
+    def icdf(self, binding: Binding, params: Mapping[str, Any], q: Any) -> Any:
+        """The least x with P(X ≤ x) ≥ q of the distribution built from ``params``."""
+        ...
+
+
 #: The protocol each operation needs; None: the core has it (``Adapter.eager()``: every
 #: adapter evaluates op by op, and the table says where that differs from its default).
 CAPABILITIES: Mapping[Operation, type | None] = {
@@ -270,6 +283,7 @@ CAPABILITIES: Mapping[Operation, type | None] = {
     Operation.CONTEXT: CallingContexts,
     Operation.SUMMARIES: Summarizes,
     Operation.CDF: Cdfs,
+    Operation.ICDF: Icdfs,
 }
 
 

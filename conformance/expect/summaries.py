@@ -8,7 +8,7 @@ from collections.abc import Callable
 import numpy as np
 
 from conformance import reference
-from conformance.answers.summaries import SummaryAnswer
+from conformance.answers.summaries import IcdfAnswer, SummaryAnswer
 from conformance.answers.values import Inputs
 from conformance.compare import ULPS, eps, tolerance
 
@@ -84,3 +84,38 @@ def cdf_answer(family: reference.Family, inputs: Inputs, options: tuple) -> Summ
         scale = np.where(np.isfinite(found), np.abs(found), 0.0) + moved
     tol = ULPS[inputs.dtype] * eps(inputs.dtype) * scale + np.finfo(inputs.dtype).tiny
     return SummaryAnswer("cdf", found, tol)
+
+
+def icdf_answer(
+    family: reference.Family, inputs: Inputs, options: tuple, cdf: SummaryAnswer
+) -> IcdfAnswer:
+    """F⁻¹(q) at q = F(value) rounded to the run's dtype, where the value is inside the support
+    and the parameters in their domains (½ elsewhere, not judged): the case's far-tail values
+    give tail probabilities. Held relatively, like the cdf: within the dtype's ULPs of |x| plus
+    how far x moves when q moves by one relative unit of the nearer of q and 1 − q (x = F⁻¹(q)
+    has dx/dq = 1/f, huge in a tail; a framework given q exactly can form 1 − q exactly) and
+    when each parameter does. q = 0 and 1 give the support's ends, held exactly."""
+    opts = dict(options)
+    key = inputs.parametrization
+    at = family.evaluate(inputs.params, inputs.value, key, opts)
+    judged = np.asarray(at.in_support & at.params_valid)
+    f64 = np.where(judged, cdf.value, 0.5)
+    q = f64.astype(inputs.dtype).astype(np.float64)
+
+    def icdf(p: dict, probs: np.ndarray) -> np.ndarray:
+        return family.icdf(p, probs, key, opts)
+
+    found = icdf(inputs.params, q)
+    moved = _sensitivity(lambda p, _v: icdf(p, q), found.shape, family, inputs, False)
+    side = np.minimum(q, 1.0 - q)
+    with np.errstate(invalid="ignore", over="ignore"):
+        slope = np.abs(icdf(inputs.params, q + STEP * side) - icdf(inputs.params, q - STEP * side))
+        moved += np.where(np.isfinite(slope), slope / (2 * STEP), 0.0)
+        scale = np.where(np.isfinite(found), np.abs(found), 0.0) + moved
+    tol = ULPS[inputs.dtype] * eps(inputs.dtype) * scale + np.finfo(inputs.dtype).tiny
+    # icdf(cdf(x)) = x: the framework's cdf may be off by its tolerance, which x inherits
+    # through dx/dq = 1/f.
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        through = cdf.tolerance * np.exp(-at.log_prob)
+    round_trip = tol + np.where(np.isfinite(through), through, np.inf)
+    return IcdfAnswer(q, found, tol, judged, round_trip)

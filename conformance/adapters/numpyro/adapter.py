@@ -162,6 +162,7 @@ class NumpyroAdapter(NumpyroContexts, ReadsSummaries, Adapter):
         Operation.SAMPLE: "Distribution.sample(jax.random.PRNGKey(seed), sample_shape) under jax.jit",
         Operation.SUMMARIES: "the properties mean, variance, mode; entropy(); under jax.jit",
         Operation.CDF: "Distribution.cdf under jax.jit",
+        Operation.ICDF: "Distribution.icdf under jax.jit",
     }
     draw_modes: ClassVar[Mapping[DrawMode, str]] = {
         DrawMode.SAMPLE: "Distribution.sample(key, sample_shape)",
@@ -411,6 +412,18 @@ class NumpyroAdapter(NumpyroContexts, ReadsSummaries, Adapter):
             return cdf
 
         return self._call(("cdf",), binding, static, make, arrays, value)
+
+    def icdf(self, binding, params, q):
+        """``dist.icdf(q)``, construction and icdf compiled together."""
+        arrays, static = self._arrays_and_static(binding, params)
+
+        def make() -> Any:
+            def icdf(a: dict[str, Any], p: Any) -> Any:
+                return self._distribution(binding, {**static, **a}).icdf(p)
+
+            return icdf
+
+        return self._call(("icdf",), binding, static, make, arrays, q)
 
     def _call(self, key, binding, static, make, *args):
         """``make()`` applied to ``args``: compiled (and reused) or eagerly, as this adapter runs."""

@@ -58,6 +58,7 @@ class TorchAdapter(TorchContexts, ReadsSummaries, Adapter):
         Operation.SAMPLE: "Distribution.sample under torch.manual_seed",
         Operation.SUMMARIES: "the properties mean, variance, stddev, mode; entropy()",
         Operation.CDF: "Distribution.cdf",
+        Operation.ICDF: "Distribution.icdf",
     }
     draw_modes: ClassVar[Mapping[DrawMode, str]] = {
         DrawMode.SAMPLE: "Distribution.sample",
