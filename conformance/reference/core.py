@@ -584,6 +584,11 @@ class Family(PathwiseLaw, Summaries, ABC):
         return invert_cdf(cdf, q, lo, hi)
 
     @property
+    def icdf_closed_form(self) -> bool:
+        """Whether ``_icdf`` is written for this family (else F is inverted by bisection)."""
+        return self._overrides("_icdf")
+
+    @property
     def has_icdf(self) -> bool:
         """Whether the oracle inverts this family's CDF: a univariate continuous family with
         one (a discrete law's quantile is a step function no framework defines here)."""
