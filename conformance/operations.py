@@ -28,6 +28,7 @@ class Operation(StrEnum):
     SUMMARIES = "summaries"  # what a distribution says without a value: mean, …, entropy()
     CDF = "cdf"  # dist.cdf(value)
     ICDF = "icdf"  # dist.icdf(q)
+    KL = "kl"  # kl_divergence(p, q), the framework's registered rule
 
 
 class DrawMode(StrEnum):

@@ -268,6 +268,30 @@ class Icdfs(Protocol):
         ...
 
 
+@runtime_checkable
+class DividesKL(Protocol):
+    """``kl_divergence(p, q)`` by the framework's own rules (:attr:`Operation.KL`)."""
+
+    #: The dotted path of the framework's ``kl_divergence`` (what a reproducer calls).
+    kl_function: str
+
+    def kl_pairs(self) -> frozenset[tuple[str, str]]:
+        """The (p family, q family) pairs, as the oracle names families, whose KL the
+        framework computes by a rule it registers (``conformance/registry/kl_pairs.yaml``)."""
+        ...
+
+    def kl_divergence(
+        self,
+        p_binding: Binding,
+        p_params: Mapping[str, Any],
+        q_binding: Binding,
+        q_params: Mapping[str, Any],
+    ) -> Any:
+        """KL(p‖q) of the distributions built from each side's parameters, shaped
+        ``broadcast(p.batch_shape, q.batch_shape)``."""
+        ...
+
+
 #: The protocol each operation needs; None: the core has it (``Adapter.eager()``: every
 #: adapter evaluates op by op, and the table says where that differs from its default).
 CAPABILITIES: Mapping[Operation, type | None] = {
@@ -284,6 +308,7 @@ CAPABILITIES: Mapping[Operation, type | None] = {
     Operation.SUMMARIES: Summarizes,
     Operation.CDF: Cdfs,
     Operation.ICDF: Icdfs,
+    Operation.KL: DividesKL,
 }
 
 

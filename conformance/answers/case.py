@@ -30,6 +30,14 @@ class CheckedCase(Protocol):
     def differentiable_inputs(self) -> tuple[str, ...]: ...  # what a gradient differentiates
     @property
     def differentiable_parameters(self) -> tuple[str, ...]: ...  # what a draw's derivative may
+    @property
+    def family(self) -> str: ...
+    @property
+    def parametrization(self) -> str: ...
+    @property
+    def kl_q(self) -> CheckedCase | None: ...  # q of a KL case (None for any other case)
+    @property
+    def kl_shape(self) -> tuple[int, ...]: ...  # KL(p‖q)'s shape, of a KL case
 
 
 class InputLayout(Protocol):

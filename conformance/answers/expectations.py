@@ -10,6 +10,7 @@ from conformance.answers.draws import DrawLaw
 from conformance.answers.gradients import GradExpectation
 from conformance.answers.summaries import IcdfAnswer, SummaryAnswer
 from conformance.answers.values import Expected, Inputs, SiteExpectation
+from conformance.registry import Binding
 
 
 class Expectations(Protocol):
@@ -53,6 +54,15 @@ class Expectations(Protocol):
     @property
     def icdf(self) -> IcdfAnswer:
         """F⁻¹(q) at q = F(value) in the run's dtype (log_prob-shaped), with its tolerance."""
+        ...
+
+    @property
+    def q_inputs(self) -> Inputs:
+        """q's parameters of a KL case, rounded to the dtype as p's are."""
+        ...
+
+    def kl(self, q_binding: Binding) -> SummaryAnswer:
+        """KL(p‖q) of a KL case, q built by ``q_binding``, with its tolerance."""
         ...
 
     @property

@@ -226,6 +226,31 @@ class ContextSpec(_Strict):
     )
 
 
+class KLSpec(_Strict):
+    """q of KL(p‖q), where p is the case's own family and parameters; the batch shapes of the
+    two sides broadcast against each other."""
+
+    family: str = Field(description="q's family, as in the registry, e.g. Gamma.")
+    parametrization: str | None = Field(default=None, description="q's parametrisation.")
+    params: dict[str, ArraySpec]
+    param_dtypes: dict[str, Literal["float", "int32", "int64"]] = Field(
+        default_factory=dict, description="q's parameters whose dtype is not the run's float."
+    )
+
+    @field_validator("params", mode="after")
+    @classmethod
+    def _literals_rectangular(cls, v: Any) -> Any:
+        for name, spec in v.items():
+            if not isinstance(spec, BaseModel):
+                _literal_shape(spec, f" {name}")
+        return v
+
+
+#: The value a KL case is given where it names none: the case reads no value, but every case
+#: has one.
+KL_CASE_VALUE: Final = {"sample": {"seed": 0}}
+
+
 class CaseSpec(_Strict):
     """One case: a family, its parameters and a value, evaluated in each dtype and framework."""
 
@@ -235,7 +260,10 @@ class CaseSpec(_Strict):
         default=None, description="e.g. covariance_matrix | scale_tril | precision_matrix."
     )
     params: dict[str, ArraySpec]
-    value: ValueSpec
+    value: ValueSpec = Field(
+        description="The value log_prob and the checks that read a value take (a KL case "
+        "needs none)."
+    )
     value_dtype: ValueDType = "float"
     param_dtypes: dict[str, Literal["float", "int32", "int64"]] = Field(
         default_factory=dict,
@@ -259,8 +287,20 @@ class CaseSpec(_Strict):
         description="Pin a calling context (input kinds, a global mode, a call): the case runs "
         "as that one call, a 'context' item per framework that offers it.",
     )
+    kl: KLSpec | None = Field(
+        default=None,
+        description="Make this a KL case: KL(p‖q) with p the case's family and parameters and "
+        "q this one; the case runs the kl check only, in each framework that registers the pair.",
+    )
     description: str = ""
     tags: list[str] = []
+
+    @model_validator(mode="before")
+    @classmethod
+    def _kl_case_value(cls, data: Any) -> Any:
+        if isinstance(data, dict) and data.get("kl") is not None and "value" not in data:
+            return {**data, "value": KL_CASE_VALUE}
+        return data
 
     @field_validator("params", "value", mode="after")
     @classmethod

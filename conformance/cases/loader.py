@@ -7,17 +7,19 @@ pytest plugin turns those into failing items; the rest of the file still runs.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from pydantic import ValidationError
 
 from conformance import reference
 from conformance.cases import CASE_SUFFIXES
-from conformance.cases.case_model import CaseFile, CaseSpec
+from conformance.cases.case_model import KL_CASE_VALUE, CaseFile, CaseSpec
 from conformance.cases.validate import Known, SemanticError, differentiable, resolve_case
 from conformance.cases.yaml_source import Located, YamlError, load_located
 from conformance.contexts import SEPARATOR, CallingContext
@@ -58,6 +60,9 @@ class Case:
     #: For a calling-context item (see :mod:`conformance.cases.context_design`): the way the
     #: framework is called; ``base`` is then the case whose inputs and oracle answers it shares.
     context: CallingContext | None = None
+    #: For a KL case: q of KL(p‖q), a case of its own (this case's id, file and line) whose
+    #: parameters are q's; this case is p.
+    kl_q: Case | None = None
 
     @property
     def id(self) -> str:
@@ -67,6 +72,12 @@ class Case:
     @property
     def family(self) -> str:
         return self.spec.family
+
+    @property
+    def kl_shape(self) -> tuple[int, ...]:
+        """KL(p‖q)'s shape: p's batch shape broadcast against q's (a KL case only)."""
+        assert self.kl_q is not None
+        return tuple(np.broadcast_shapes(self.batch_shape, self.kl_q.batch_shape))
 
     @cached_property
     def differentiable_parameters(self) -> tuple[str, ...]:
@@ -185,11 +196,74 @@ def _load_case(
         resolved = resolve_case(spec, known)
     except SemanticError as exc:
         return [(doc.line_of(path + exc.path), exc.message)]
-    return Case(
+    line = doc.line_of(path) or 1
+    case = Case(
         spec,
         name,
-        doc.line_of(path) or 1,
+        line,
         source,
+        resolved.parametrization,
+        resolved.batch_shape,
+        resolved.event_shape,
+        resolved.log_prob_shape,
+    )
+    if spec.kl is None:
+        return case
+    try:
+        q = _kl_q(case, known)
+    except SemanticError as exc:
+        return [(doc.line_of((*path, "kl", *exc.path)), exc.message)]
+    return dataclasses.replace(case, kl_q=q)
+
+
+def _kl_q(p: Case, known: Known | None) -> Case:
+    """q of a KL case, validated as a case of its own family, and the pair's checks: the oracle
+    has KL for the two families in these parametrisations, their batch shapes broadcast and
+    their event shapes agree. A :class:`SemanticError`'s path is below the case's ``kl:``."""
+    kl = p.spec.kl
+    assert kl is not None
+    q_spec = CaseSpec.model_validate(
+        {
+            **kl.model_dump(exclude_none=True),
+            "id": p.spec.id,
+            "value": KL_CASE_VALUE,
+            "dtypes": p.spec.dtypes,
+        }
+    )
+    resolved = resolve_case(q_spec, known)
+    try:
+        pair = reference.kl_pair(p.family, q_spec.family)
+    except reference.OracleError as exc:
+        raise SemanticError(("family",), str(exc)) from None
+    for side, key, accepted in (
+        ("p", p.parametrization, pair.p_parametrizations),
+        ("q", resolved.parametrization, pair.q_parametrizations),
+    ):
+        if key not in accepted:
+            where = ("parametrization",) if side == "q" else ()
+            raise SemanticError(
+                where,
+                f"the oracle's KL({p.family} ‖ {q_spec.family}) takes {side} by "
+                f"{', '.join(accepted)}, not {key}",
+            )
+    try:
+        np.broadcast_shapes(p.batch_shape, resolved.batch_shape)
+    except ValueError:
+        raise SemanticError(
+            ("params",),
+            f"q's batch shape {resolved.batch_shape} does not broadcast against p's "
+            f"{p.batch_shape}",
+        ) from None
+    if resolved.event_shape != p.event_shape:
+        raise SemanticError(
+            ("params",),
+            f"q's event shape {resolved.event_shape} is not p's {p.event_shape}",
+        )
+    return Case(
+        q_spec,
+        p.file,
+        p.line,
+        p.source,
         resolved.parametrization,
         resolved.batch_shape,
         resolved.event_shape,

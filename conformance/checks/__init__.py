@@ -11,6 +11,7 @@ from conformance.checks.eager import EagerCheck
 from conformance.checks.entropy import EntropyCheck
 from conformance.checks.grad import GradCheck
 from conformance.checks.icdf import IcdfCheck
+from conformance.checks.kl import KLCheck
 from conformance.checks.log_prob import LogProbCheck
 from conformance.checks.moments import MomentsCheck
 from conformance.checks.property import PropertyCheck
@@ -55,6 +56,7 @@ CHECKS: dict[CheckName, Check] = _registry(
     EntropyCheck(),
     CdfCheck(),
     IcdfCheck(),
+    KLCheck(),
 )
 
 __all__ = ["CHECKS", "NON_CHECK_ITEMS", "OPT_IN", "Check", "CheckName", "CheckResult"]

@@ -19,6 +19,7 @@ from conformance.operations import Operation
 
 if TYPE_CHECKING:
     from conformance.adapters import Adapter
+    from conformance.registry import Binding
     from conformance.reproducers.script import Script
 
 
@@ -92,6 +93,11 @@ class Check(ABC):
     #: cdf); an item reads those that both the oracle and the framework's class have, and the
     #: plan makes none where they share none.
     methods: ClassVar[tuple[str, ...]] = ()
+
+    def offered(self, case: CheckedCase, adapter: Adapter, binding: Binding) -> str | None:
+        """Why ``adapter`` has no item for ``case`` although it offers the operation (a KL
+        pair it registers no rule for), or None; the plan makes no item then."""
+        return None
 
     def unsupported_by(
         self, adapter: Adapter, opted_in: frozenset[Operation] = frozenset()

@@ -18,7 +18,7 @@ import numpy as np
 
 from conformance import timing
 from conformance.adapters.base import Adapter
-from conformance.adapters.capabilities import Cdfs, Icdfs, Summarizes
+from conformance.adapters.capabilities import Cdfs, DividesKL, Icdfs, Summarizes
 from conformance.contexts import SEPARATOR, CallingContext, InputKind
 from conformance.kinds import Kind
 from conformance.registry import Binding
@@ -276,6 +276,35 @@ class Subject:
         with self.framework_call("icdf"):
             found = adapter.icdf(self.binding, params, probs)
         return self.numpy(found, "read icdf")
+
+    @property
+    def q_binding(self) -> Binding:
+        """How the framework builds q of a KL case (the plan made the item only where it can)."""
+        q = self.case.kl_q
+        assert q is not None, "a KL case's q"
+        found = self.adapter.binding(q.family, q.parametrization)
+        assert not isinstance(found, str), found
+        return found
+
+    def kl_other(self) -> tuple[str, Binding, Inputs] | None:
+        """q of a KL case as a reproducer writes it: the function that divides, q's binding
+        and inputs (None for any other case)."""
+        if self.case.kl_q is None or not isinstance(self.adapter, DividesKL):
+            return None
+        return self.adapter.kl_function, self.q_binding, self.expectations.q_inputs
+
+    def kl(self) -> np.ndarray:
+        """``kl_divergence(p, q)`` of a KL case as a NumPy array."""
+        adapter = self.adapter
+        assert isinstance(adapter, DividesKL)  # the check's operation is offered
+        q = self.expectations.q_inputs
+        q_params = {
+            k: v.item() if k in q.static else self.array(v) for k, v in q.framework_params().items()
+        }
+        p_params = self.params()
+        with self.framework_call("kl_divergence"):
+            found = adapter.kl_divergence(self.binding, p_params, self.q_binding, q_params)
+        return self.numpy(found, "read kl_divergence")
 
     def numpy(self, array: Any, stage: str = "read result") -> np.ndarray:
         with self.framework_call(stage):

@@ -26,6 +26,7 @@ from typing import Any, Literal
 import yaml
 
 from conformance.adapters.base import Adapter, import_dotted
+from conformance.commands.kl_coverage import KLCoverage, kl_coverage, tested_kl_pairs
 from conformance.commands.method_coverage import (
     MethodCoverage,
     load_method_exclusions,
@@ -88,6 +89,8 @@ class FrameworkCoverage:
     lacking: dict[str, list[str]] = field(default_factory=dict)
     #: The classes' (class, method) pairs: tested, not implemented, excluded or missing.
     methods: MethodCoverage = field(default_factory=MethodCoverage)
+    #: The KL rules the framework registers: tested, excluded or missing.
+    kl: KLCoverage = field(default_factory=KLCoverage)
 
     def count(self, status: Status) -> int:
         return sum(1 for c in self.classes.values() if c.status == status)
@@ -253,6 +256,11 @@ def coverage(
         frameworks[package].methods = method_coverage(
             adapter, classes, tested, method_exclusions.get(package, {})
         )
+    kl_tested = tested_kl_pairs(specs)
+    for package, (adapter, _) in shipped.items():
+        rules = getattr(adapter, "kl_rules", None)
+        if rules:
+            frameworks[package].kl = kl_coverage(rules, kl_tested.get(rules, set()))
     for package, fw in frameworks.items():
         excluded = exclusions.get(package, {})
         if not fw.unavailable:
@@ -299,6 +307,7 @@ def as_json(frameworks: dict[str, FrameworkCoverage]) -> dict[str, Any]:
                 **({"unavailable": fw.unavailable} if fw.unavailable else {}),
                 **({"not_offered": fw.lacking} if fw.lacking else {}),
                 "methods": fw.methods.as_json(),
+                "kl": fw.kl.as_json(),
             }
             for package, fw in sorted(frameworks.items())
         },
@@ -316,6 +325,12 @@ def render_text(frameworks: dict[str, FrameworkCoverage]) -> str:
             ]
             if missing:
                 lines.append(f"  methods missing: {', '.join(missing)}")
+            if fw.kl.status:
+                lines.append(fw.kl.summary())
+                for (p, q), status in sorted(fw.kl.status.items()):
+                    if status != "tested":
+                        reason = fw.kl.reasons.get((p, q), "no KL case computes it yet")
+                        lines.append(f"  KL {status:<8} ({p}, {q}): {reason}")
         for adapter, names in fw.lacking.items():
             lines.append(f"  not offered by {adapter}: {', '.join(names)}")
         for name, c in sorted(fw.classes.items()):
@@ -366,7 +381,26 @@ def render_markdown(frameworks: dict[str, FrameworkCoverage]) -> str:
             else:
                 out.append(f"| `{name}` | {c.status} | {c.reason} | | |")
         out += ["", _methods_table(fw)]
+        if fw.kl.status:
+            out += ["", _kl_table(fw.kl)]
     return "\n".join(out) + "\n"
+
+
+def _kl_table(kl: KLCoverage) -> str:
+    """The KL rules of one framework, a row per rule."""
+    out = [
+        f"KL rules: {kl.count('tested')} of {len(kl.status)} tested ({kl.percent:.0f}%), "
+        f"{kl.count('excluded')} excluded, {kl.count('missing')} missing (the `kl` items of "
+        "`cases/kl/`; the rules and the oracle's pairs behind each in "
+        "`conformance/registry/kl_pairs.yaml`).",
+        "",
+        "| p | q | status | oracle pairs tested, or why not |",
+        "| --- | --- | --- | --- |",
+    ]
+    for (p, q), status in sorted(kl.status.items()):
+        why = ", ".join(kl.pairs.get((p, q), [])) or kl.reasons.get((p, q), "")
+        out.append(f"| `{p}` | `{q}` | {status} | {why} |")
+    return "\n".join(out)
 
 
 def _methods_table(fw: FrameworkCoverage) -> str:

@@ -27,6 +27,7 @@ from conformance.cases.context_design import CaseShape
 from conformance.cases.loader import Case
 from conformance.expect.fresh_values import well_conditioned_draw
 from conformance.expect.gradients import binding_structure, expected_grad_for
+from conformance.expect.kl import kl_answer
 from conformance.expect.laws import DrawLaw
 from conformance.expect.materialize import (
     expected_for,
@@ -48,7 +49,7 @@ class Expectations:
         self.options: tuple = tuple(sorted(binding.oracle.items()))
         self.inputs: Inputs = inputs_for(case, dtype)
         self.expected: Expected = expected_for(case, dtype, self.options)
-        self._summaries: dict[str, SummaryAnswer] = {}
+        self._summaries: dict[str | tuple, SummaryAnswer] = {}
 
     @cached_property
     def _family(self) -> reference.Family:
@@ -92,6 +93,29 @@ class Expectations:
     def icdf(self) -> IcdfAnswer:
         """The oracle's F⁻¹ at the probabilities of this case's values, with its tolerance."""
         return icdf_answer(self._family, self.inputs, self.options, self.cdf)
+
+    @cached_property
+    def q_inputs(self) -> Inputs:
+        """q's parameters of a KL case, rounded to this dtype as p's are."""
+        assert self.case.kl_q is not None, "a KL case's q"
+        return inputs_for(self.case.kl_q, self.dtype)
+
+    def kl(self, q_binding: Binding) -> SummaryAnswer:
+        """The oracle's KL(p‖q) of this KL case, q built by ``q_binding``, with its tolerance."""
+        q = self.case.kl_q
+        assert q is not None, "a KL case's q"
+        q_options = tuple(sorted(q_binding.oracle.items()))
+        key = ("kl", q_options)
+        if key not in self._summaries:
+            self._summaries[key] = kl_answer(
+                self.case.family,
+                self.inputs,
+                self.options,
+                q.family,
+                self.q_inputs,
+                q_options,
+            )
+        return self._summaries[key]
 
     @cached_property
     def params_valid(self) -> bool:

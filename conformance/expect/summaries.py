@@ -42,7 +42,7 @@ def _sensitivity(
     params, value = inputs.params, inputs.value
     moves = [
         ({**params, n: params[n] * (1 + STEP)}, value, {**params, n: params[n] * (1 - STEP)}, value)
-        for n in _differentiable(family, inputs)
+        for n in differentiable(family, inputs)
     ]
     if with_value:
         moves.append((params, value * (1 + STEP), params, value * (1 - STEP)))
@@ -54,7 +54,7 @@ def _sensitivity(
     return moved
 
 
-def _differentiable(family: reference.Family, inputs: Inputs) -> list[str]:
+def differentiable(family: reference.Family, inputs: Inputs) -> list[str]:
     """The parameters a relative step moves: float arrays, not counts or static numbers."""
     info = family.params(inputs.parametrization)
     return [
@@ -134,7 +134,7 @@ def _quantile_sensitivity(
         unsure = np.zeros(np.shape(moved))
         if not family.icdf_closed_form:
             unsure = np.exp(np.log(4 * eps("float64") * np.maximum(q, 1e-300)) - log_f)
-        for name in _differentiable(family, inputs):
+        for name in differentiable(family, inputs):
             up = family.cdf({**params, name: params[name] * (1 + STEP)}, at, key, opts)
             down = family.cdf({**params, name: params[name] * (1 - STEP)}, at, key, opts)
             slope = np.exp(np.log(np.abs(up - down) / (2 * STEP)) - log_f)

@@ -59,6 +59,8 @@ TORCH_NORMAL_SUMMARIES = ("--framework=torch", "--family=Normal", "--check=log_p
 TORCH_NORMAL_CDF = ("--framework=torch", "--family=Normal", "--check=log_prob,cdf")
 TORCH_NORMAL_ICDF = ("--framework=torch", "--family=Normal", "--check=log_prob,icdf")
 NUMPYRO_NORMAL_SUMMARIES = ("--framework=numpyro", "--family=Normal", "--check=log_prob,entropy")
+TORCH_NORMAL_KL = ("--framework=torch", "--family=Normal", "--check=log_prob,kl")
+NUMPYRO_NORMAL_KL = ("--framework=numpyro", "--family=Normal", "--check=log_prob,kl")
 
 CATALOGUE: tuple[Mutant, ...] = (
     Mutant(
@@ -411,6 +413,30 @@ CATALOGUE: tuple[Mutant, ...] = (
         selection=NUMPYRO_NORMAL_SUMMARIES,
         killers=("*/normal.yaml::scalar[numpyro-float64-entropy]",),
         spared=("*-log_prob]",),
+        kinds=(Kind.VALUE,),
+    ),
+    Mutant(
+        name="kl-normal-flattened",
+        title="KL only: torch's Normal-Normal rule flattens each side, so batches must agree",
+        replicates="a KL rule with a batch reshape that works only when p's and q's batch "
+        "shapes agree (the seed bugs' batched reshape, in kl_divergence)",
+        framework="torch",
+        apply=torch_mutants.apply_kl_normal_flattened,
+        selection=TORCH_NORMAL_KL,
+        killers=("*/kl/normal.yaml::normal-normal-cross-broadcast[torch-float32-kl]",),
+        spared=("*-log_prob]", "*::normal-normal[torch-*", "*::normal-normal-equal[torch-*"),
+        kinds=(Kind.RAISES,),
+    ),
+    Mutant(
+        name="numpyro-kl-normal-log-ratio-sign",
+        title="KL only: NumPyro's Normal-Normal rule adds the log variance ratio",
+        replicates="a KL closed form with one term's sign flipped, compiled, right wherever "
+        "the two scales agree",
+        framework="numpyro",
+        apply=numpyro_mutants.apply_kl_normal_log_ratio_sign,
+        selection=NUMPYRO_NORMAL_KL,
+        killers=("*/kl/normal.yaml::normal-normal[numpyro-float64-kl]",),
+        spared=("*-log_prob]", "*::normal-normal-equal[numpyro-*"),
         kinds=(Kind.VALUE,),
     ),
 )

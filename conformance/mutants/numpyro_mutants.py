@@ -264,3 +264,26 @@ def apply_normal_entropy_constant(patch: Patcher) -> None:
         return jnp.broadcast_to(0.5 * jnp.log(2 * jnp.pi) + jnp.log(self.scale), self.batch_shape)
 
     patch.setattr(Normal, "entropy", entropy)  # MUTATION: 0.5 + 0.5·log(2π) + log σ
+
+
+def apply_kl_normal_log_ratio_sign(patch: Patcher) -> None:
+    """NumPyro's KL(Normal‖Normal) adding log(σp²/σq²) where it should subtract it: right
+    where the scales agree (p = q among them), wrong elsewhere; compiled, so the executable
+    store must not answer for the unmutated rule."""
+    import jax.numpy as jnp
+    from numpyro.distributions import Normal, kl
+
+    def kl_normal_normal(p: Any, q: Any) -> Any:
+        var_ratio = jnp.square(p.scale / q.scale)
+        t1 = jnp.square((p.loc - q.loc) / q.scale)
+        return 0.5 * (var_ratio + t1 - 1 + jnp.log(var_ratio))  # MUTATION: − log(var_ratio)
+
+    dispatcher = kl.kl_divergence
+    key = (Normal, Normal)
+    original = dispatcher.funcs[key]
+    dispatcher.add(key, kl_normal_normal)
+
+    def restore() -> None:
+        dispatcher.add(key, original)
+
+    patch.on_undo(restore)

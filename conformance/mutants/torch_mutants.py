@@ -344,3 +344,28 @@ def apply_normal_icdf_variance_as_scale(patch: Patcher) -> None:
         return self.loc + self.scale**2 * z  # MUTATION: torch has self.scale * z
 
     patch.setattr(Normal, "icdf", icdf)
+
+
+def apply_kl_normal_flattened(patch: Patcher) -> None:
+    """torch's KL(Normal‖Normal) on each side's parameters flattened and the result shaped
+    as p's batch: right where p's and q's batch shapes agree, raising where they broadcast (the
+    batched-reshape class of the seed bugs, in a KL rule)."""
+    from torch.distributions import Normal, kl
+
+    def kl_normal_normal(p: Any, q: Any) -> Any:
+        p_loc, p_scale = p.loc.reshape(-1), p.scale.reshape(-1)  # MUTATION: torch broadcasts
+        q_loc, q_scale = q.loc.reshape(-1), q.scale.reshape(-1)
+        var_ratio = (p_scale / q_scale).pow(2)
+        t1 = ((p_loc - q_loc) / q_scale).pow(2)
+        return (0.5 * (var_ratio + t1 - 1 - var_ratio.log())).reshape(p.batch_shape)
+
+    key = (Normal, Normal)
+    original = kl._KL_REGISTRY[key]
+    kl._KL_REGISTRY[key] = kl_normal_normal
+    kl._KL_MEMOIZE.clear()
+
+    def restore() -> None:
+        kl._KL_REGISTRY[key] = original
+        kl._KL_MEMOIZE.clear()
+
+    patch.on_undo(restore)

@@ -84,8 +84,12 @@ def plan_file(path: Path, selection: Selection, display: str | None = None) -> l
     # the oracle for every edge point, the largest part of planning a file).
     cases = [c for c in loaded.cases if selection.selects_family(c.family)]
     if selection.edges and cases:
+        # A KL case's edges are cases of its own file (p = q, a support q does not cover).
         generated = edge_file(
-            loaded.cases, loaded.path, selects=selection.selects_family, bulk=selection.bulk_edges
+            [c for c in loaded.cases if c.kl_q is None],
+            loaded.path,
+            selects=selection.selects_family,
+            bulk=selection.bulk_edges,
         )
         cases = [*cases, *generated.cases]
         specs.extend(_error_spec(e) for e in generated.errors)
@@ -204,6 +208,8 @@ def _case_specs(expansion: _Expansion, case: Case) -> Iterator[ItemSpec]:
         return
     if not (expansion.selection.variants and _all_valid(case, params64, value64)):
         return
+    if case.kl_q is not None:
+        return  # a variant broadcasts a value: a KL case has none it reads
     variants, problems = derive_variants(case, params64, value64)
     for problem in problems:
         yield _error_spec(CaseError(case.file, case.line, case.id, problem))
@@ -215,6 +221,8 @@ def checks_for(selection: Selection, case: Case) -> list[CheckName]:
     """The checks selected for ``case``: a broadcast variant runs the variant checks only."""
     if case.variant:
         return [c for c in selection.selected_checks(list(VARIANT_CHECKS)) if c in CHECKS]
+    if case.kl_q is not None:  # a KL case: p and q, no value
+        return selection.selected_checks([CheckName.KL])
     listed = case.spec.checks
     if listed is not None and CheckName.EAGER not in listed:
         # The eager check re-runs the case's own checks op by op: it comes with any of them.
@@ -288,7 +296,9 @@ def _expand(expansion: _Expansion, case: Case, params64) -> Iterator[ItemSpec]:
         binding = adapter.binding(case.family, case.parametrization)
         if isinstance(binding, str):
             continue  # the framework lacks the family: see conformance.plan.not_offered
-        reason = adapter.unsupported_inputs(binding, params64)
+        if case.kl_q is not None and not _divides(case, checks, adapter, binding, selection):
+            continue  # no rule for the pair: see conformance coverage
+        reason = adapter.unsupported_inputs(binding, params64) or _q_unsupported(case, adapter)
         if reason:
             yield UnsupportedSpec(f"{case.id}[{name}-unsupported]", case, adapter, reason)
             continue
@@ -298,6 +308,8 @@ def _expand(expansion: _Expansion, case: Case, params64) -> Iterator[ItemSpec]:
                 if check.not_applicable(case) or check.unsupported_by(adapter, selection.opted_in):
                     continue
                 if not _shares_methods(check, case, adapter, binding):
+                    continue
+                if check.offered(case, adapter, binding) is not None:
                     continue
                 if check.single_dtype and dtype != _one_dtype(dtypes, check.single_dtype):
                     continue
@@ -316,6 +328,29 @@ def _expand(expansion: _Expansion, case: Case, params64) -> Iterator[ItemSpec]:
                     selection.device,
                 )
                 yield spec
+
+
+def _q_unsupported(case: Case, adapter: Adapter) -> str | None:
+    """Why ``adapter`` cannot take q's parameters of a KL case (None: it can, or no KL case)."""
+    q = case.kl_q
+    if q is None:
+        return None
+    binding = adapter.binding(q.family, q.parametrization)
+    if isinstance(binding, str):
+        return binding
+    reason = adapter.unsupported_inputs(binding, float64_inputs(q)[0])
+    return f"q: {reason}" if reason else None
+
+
+def _divides(
+    case: Case, checks: list[CheckName], adapter: Adapter, binding: Binding, selection: Selection
+) -> bool:
+    """Whether ``adapter`` runs a check of this KL case (it registers a rule for the pair)."""
+    return any(
+        CHECKS[c].unsupported_by(adapter, selection.opted_in) is None
+        and CHECKS[c].offered(case, adapter, binding) is None
+        for c in checks
+    )
 
 
 def _shares_methods(check: Check, case: Case, adapter: Adapter, binding: Binding) -> bool:
@@ -339,10 +374,12 @@ def _one_dtype(dtypes: list[str], which: str) -> str:
 def context_groups(cases: list[Case]) -> dict[int, list[Case]]:
     """The cases of one file that may draw calling contexts, by identity → every such case of
     their family and parametrization, in file order: written cases (no edge, no variant, no
-    ``checks:`` of their own, no pinned context) whose inputs are all valid."""
+    ``checks:`` of their own, no pinned context, no KL case) whose inputs are all valid."""
     groups: dict[tuple[str, str], list[Case]] = {}
     for case in cases:
         if case.spec.checks is not None or case.spec.context is not None or case.variant:
+            continue
+        if case.kl_q is not None:
             continue
         if EDGE_TAG in case.spec.tags:
             continue

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from conformance import __version__
 from conformance.compare import err_over_tol, tolerance
 from conformance.registry.bounds import bound_name, static_bounds
-from conformance.reproducers.script import Script, array_literal, indented
+from conformance.reproducers.script import P_SLOT, Script, array_literal, indented
 
 if TYPE_CHECKING:
     import numpy as np
@@ -64,6 +64,10 @@ class ScriptSubject(Protocol):
     def expected(self) -> Expected: ...  # the oracle's log_prob, shapes and validity
 
     def declared_tolerance(self, tol: np.ndarray, expected: np.ndarray) -> np.ndarray: ...
+
+    def kl_other(self) -> tuple[str, Binding, Inputs] | None:
+        """q of a KL case: the function that divides, q's binding and inputs (else None)."""
+        ...
 
 
 class ScriptPart(Protocol):
@@ -184,6 +188,27 @@ def render(subject: ScriptSubject, check: ScriptCheck, message: str) -> str | No
 
     bounds = static_bounds(subject.binding, params)
     call, modules = call_source(subject.binding, call_arrays, argument, bounds)
+    other = subject.kl_other()
+    q_call, q_arrays = "", []
+    if other is not None:
+        divides, q_binding, q_inputs = other
+        q_params = q_inputs.framework_params()
+        q_call_arrays = {}
+        for name, array in q_params.items():
+            if name in q_inputs.static:
+                q_call_arrays[name] = repr(array.item())
+            else:
+                body_lines.append(f"q_{name} = {dialect.array(array_literal(array))}")
+                q_call_arrays[name] = f"q_{name}"
+                q_arrays.append(f"q_{name}")
+
+        def q_argument(keyword: str, expr: str) -> str:
+            return dialect.argument(q_binding, keyword, expr, q_params)
+
+        q_bounds = static_bounds(q_binding, q_params)
+        q_call, q_modules = call_source(q_binding, q_call_arrays, q_argument, q_bounds)
+        modules |= q_modules | {_modules(divides)}
+        q_call = f"{divides}({P_SLOT}, {q_call})"
     contexts = dialect.contexts(subject.binding)
     third_party = [
         "import numpy as np",
@@ -221,6 +246,8 @@ def render(subject: ScriptSubject, check: ScriptCheck, message: str) -> str | No
         dtype=subject.dtype,
         call=call,
         arrays=[n for n in call_arrays if n not in inputs.static],
+        divergence=q_call,
+        q_arrays=q_arrays,
     )
     lines += part.constants(script)
     definitions = dialect.definitions(subject.binding, params)

@@ -15,13 +15,16 @@ import inspect
 import io
 import textwrap
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 if TYPE_CHECKING:
     from conformance.reproducers.dialects import Dialect
+
+#: Where :attr:`Script.divergence` puts p's distribution.
+P_SLOT = "__p__"
 
 #: Arrays above this many elements are embedded as base64 .npy instead of literal lists.
 LITERAL_LIMIT = 2048
@@ -81,6 +84,10 @@ class Script:
     #: The array inputs by name (static ones are literals in the call): a compiled function's
     #: arguments.
     arrays: list[str]
+    #: A KL case's ``kl_divergence(P_SLOT, q(...))`` call, P_SLOT standing for p;
+    #: q's array inputs are defined as ``q_<name>`` ("" and none for any other case).
+    divergence: str = ""
+    q_arrays: list[str] = field(default_factory=list)
 
     @property
     def compiled(self) -> bool:
@@ -114,6 +121,23 @@ class Script:
             f"    return {expr}",
             "",
             f"actual = {d.to_numpy(f'compiled_{name}({args})')}",
+        ]
+
+    def kl(self) -> list[str]:
+        """Lines that leave ``actual``: KL(p‖q) of a KL case, read as the items read it: both
+        constructions and the divergence in one ``jax.jit`` function where they evaluate
+        compiled."""
+        d = self.dialect
+        if not self.compiled:
+            divergence = self.divergence.replace(P_SLOT, "dist")
+            return [f"dist = {self.call}", f"actual = {d.to_numpy(divergence)}"]
+        args = ", ".join([*self.arrays, *self.q_arrays])
+        return [
+            d.jit_decorator,
+            f"def compiled_kl({args}):",
+            f"    return {self.divergence.replace(P_SLOT, self.call)}",
+            "",
+            f"actual = {d.to_numpy(f'compiled_kl({args})')}",
         ]
 
     def log_prob_expr(self) -> str:

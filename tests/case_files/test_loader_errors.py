@@ -408,3 +408,44 @@ def test_grad_wrt_refuses_what_cannot_be_differentiated(case: str, fragment: str
 def test_grad_wrt_of_a_good_case_loads() -> None:
     result = load("cases:\n" + GOOD.replace("value: 0.5", "value: 0.5\n    grad_wrt: [scale]"))
     assert not result.errors and result.cases[0].differentiable_inputs == ("scale",)
+
+
+@pytest.mark.parametrize(
+    ("kl", "line", "fragment"),
+    [
+        ("{family: Poisson, params: {rate: 2.0}}", 5, "the oracle has no KL(Normal ‖ Poisson)"),
+        ("{family: Normal, params: {loc: 1.0, sigma: 0.7}}", 5, "unexpected parameter 'sigma'"),
+        (
+            "{family: Normal, params: {loc: [1.0, 2.0, 3.0, 4.0], scale: 1.0}}",
+            5,
+            "q's batch shape (4,) does not broadcast against p's (3,)",
+        ),
+    ],
+)
+def test_a_kl_case_error_names_the_line_and_the_pair(kl: str, line: int, fragment: str) -> None:
+    text = f"""\
+cases:
+  - id: k
+    family: Normal
+    params: {{loc: [0.0, 1.0, 2.0], scale: 1.0}}
+    kl: {kl}
+"""
+    result = load(text + GOOD)
+    assert [c.id for c in result.cases] == ["good"]
+    (error,) = result.errors
+    assert error.case_id == "k" and error.line == line, error
+    assert fragment in error.message, error.message
+
+
+def test_a_kl_case_loads_q_as_a_case_without_a_value() -> None:
+    text = """\
+cases:
+  - id: k
+    family: Normal
+    params: {loc: [[0.0], [1.0]], scale: 1.0}
+    kl: {family: Gamma, params: {concentration: [2.0, 3.0, 4.0], rate: 1.0}}
+"""
+    (case,) = load(text).cases
+    assert case.kl_q is not None and case.kl_q.family == "Gamma"
+    assert case.kl_q.parametrization == "concentration_rate"
+    assert case.kl_shape == (2, 3)

@@ -28,3 +28,14 @@ def test_numpyro_rules_are_the_dispatch_signatures() -> None:
     kl = pytest.importorskip("numpyro.distributions.kl")
     registered = {(p.__name__, q.__name__) for p, q in kl.kl_divergence.funcs}
     assert _listed("numpyro") == registered
+
+
+def test_gpytorch_rules_are_its_classes_in_torchs_registry() -> None:
+    kl = pytest.importorskip("torch.distributions.kl")
+    pytest.importorskip("gpytorch")
+    registered = {
+        (p.__name__, q.__name__)
+        for p, q in kl._KL_REGISTRY
+        if p.__module__.startswith("gpytorch.") or q.__module__.startswith("gpytorch.")
+    }
+    assert _listed("gpytorch") == registered

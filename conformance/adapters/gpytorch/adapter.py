@@ -42,6 +42,7 @@ class GpytorchAdapter(TorchAdapter):
         if op is not Operation.GRAD_FUNCTIONAL
     }
     registry_name = "gpytorch"
+    kl_rules = "gpytorch"
     family_module = None  # only the families the registry binds (not torch's convention)
     distribution_modules = ("gpytorch.distributions", "gpytorch.priors")
     distribution_bases = ("torch.distributions.Distribution", "gpytorch.priors.Prior")

@@ -21,6 +21,7 @@ import numpy as np
 
 from conformance.adapters.base import Adapter, split_mapped
 from conformance.adapters.hooks import Command
+from conformance.adapters.kl import DividesByRules
 from conformance.adapters.numpyro.compiled import CompiledFunctions, Deferred, signature
 from conformance.adapters.numpyro.contexts import NumpyroContexts
 from conformance.adapters.numpyro.dialect import JaxDialect
@@ -49,7 +50,7 @@ def _vmap_key(axes: Mapping[str, int], value_axis: int | None) -> tuple:
     return ("vmap", tuple(sorted(axes.items())), value_axis)
 
 
-class NumpyroAdapter(NumpyroContexts, ReadsSummaries, Adapter):
+class NumpyroAdapter(NumpyroContexts, ReadsSummaries, DividesByRules, Adapter):
     name = "numpyro"
     package = "numpyro"
     module = "numpyro.distributions"
@@ -57,6 +58,8 @@ class NumpyroAdapter(NumpyroContexts, ReadsSummaries, Adapter):
     # support only warn unless numpyro.enable_validation() is on.
     validation = "params"
     registry_name = "numpyro"
+    kl_function = "numpyro.distributions.kl.kl_divergence"
+    kl_rules = "numpyro"
     family_module = "numpyro.distributions"
     distribution_modules = ("numpyro.distributions",)
     distribution_bases = ("numpyro.distributions.Distribution",)
@@ -163,6 +166,7 @@ class NumpyroAdapter(NumpyroContexts, ReadsSummaries, Adapter):
         Operation.SUMMARIES: "the properties mean, variance, mode; entropy(); under jax.jit",
         Operation.CDF: "Distribution.cdf under jax.jit",
         Operation.ICDF: "Distribution.icdf under jax.jit",
+        Operation.KL: "numpyro.distributions.kl_divergence(p, q) under jax.jit",
     }
     draw_modes: ClassVar[Mapping[DrawMode, str]] = {
         DrawMode.SAMPLE: "Distribution.sample(key, sample_shape)",
@@ -424,6 +428,29 @@ class NumpyroAdapter(NumpyroContexts, ReadsSummaries, Adapter):
             return icdf
 
         return self._call(("icdf",), binding, static, make, arrays, q)
+
+    def kl_divergence(self, p_binding, p_params, q_binding, q_params):
+        """``kl_divergence(p, q)``, both constructions and the rule compiled together, keyed
+        by both bindings and their static parameters."""
+        if not self.compiled:
+            return DividesByRules.kl_divergence(self, p_binding, p_params, q_binding, q_params)
+        p_arrays, p_static = self._arrays_and_static(p_binding, p_params)
+        q_arrays, q_static = self._arrays_and_static(q_binding, q_params)
+
+        def make() -> Any:
+            from numpyro.distributions.kl import kl_divergence
+
+            def divergence(p: dict[str, Any], q: dict[str, Any]) -> Any:
+                return kl_divergence(
+                    self._distribution(p_binding, {**p_static, **p}),
+                    self._distribution(q_binding, {**q_static, **q}),
+                )
+
+            return divergence
+
+        rules = self._functions.rules_token(self.kl_function)
+        what = ("kl", rules, *self._functions.key(q_binding, q_static))
+        return self._call(what, p_binding, p_static, make, p_arrays, q_arrays)
 
     def _call(self, key, binding, static, make, *args):
         """``make()`` applied to ``args``: compiled (and reused) or eagerly, as this adapter runs."""

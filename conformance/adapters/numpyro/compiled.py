@@ -151,6 +151,7 @@ class CompiledFunctions:
         self.values = Facts()
         self._log_probs: dict[Hashable, Any] = {}
         self._bindings: dict[int, tuple[Binding, str]] = {}
+        self._rules: dict[str, str] = {}
 
     def used(self, function: StoredFunction, avals: Hashable) -> None:
         """Keep the executable ``function`` just ran for ``avals`` loaded, and unload the least
@@ -193,6 +194,19 @@ class CompiledFunctions:
                 token.update(executables.binding_fingerprint(self.owner, roots).encode())
             found = self._bindings[id(binding)] = (binding, token.hexdigest())
         return found[1]
+
+    def rules_token(self, dispatcher: str) -> str:
+        """The functions a dispatcher (``numpyro.distributions.kl.kl_divergence``) has
+        registered, as their code is now: a compiled call through it is keyed by them too, so
+        a changed rule is compiled afresh."""
+        found = self._rules.get(dispatcher)
+        if found is None:
+            found = dispatcher
+            if executables.store().directory is not None:
+                rules = tuple(import_dotted(dispatcher).funcs.values())
+                found += ":" + executables.binding_fingerprint(self.owner, rules)
+            self._rules[dispatcher] = found
+        return found
 
     def key(self, binding: Binding, static: Mapping[str, Any]) -> tuple[Hashable, ...]:
         return (

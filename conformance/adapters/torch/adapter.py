@@ -9,6 +9,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from conformance.adapters.base import Adapter, split_mapped
+from conformance.adapters.kl import DividesByRules
 from conformance.adapters.summaries import ReadsSummaries
 from conformance.adapters.torch.contexts import TorchContexts
 from conformance.adapters.torch.dialect import TorchDialect
@@ -16,11 +17,13 @@ from conformance.operations import DrawMode, Operation
 from conformance.reproducers.dialects import Dialect
 
 
-class TorchAdapter(TorchContexts, ReadsSummaries, Adapter):
+class TorchAdapter(TorchContexts, ReadsSummaries, DividesByRules, Adapter):
     name = "torch"
     package = "torch"
     module = "torch"
     registry_name = "torch"
+    kl_function = "torch.distributions.kl.kl_divergence"
+    kl_rules = "torch"
     family_module: ClassVar[str | None] = "torch.distributions"
     distribution_modules: ClassVar[tuple[str, ...]] = ("torch.distributions",)
     distribution_bases: ClassVar[tuple[str, ...]] = ("torch.distributions.Distribution",)
@@ -59,6 +62,7 @@ class TorchAdapter(TorchContexts, ReadsSummaries, Adapter):
         Operation.SUMMARIES: "the properties mean, variance, stddev, mode; entropy()",
         Operation.CDF: "Distribution.cdf",
         Operation.ICDF: "Distribution.icdf",
+        Operation.KL: "torch.distributions.kl_divergence(p, q)",
     }
     draw_modes: ClassVar[Mapping[DrawMode, str]] = {
         DrawMode.SAMPLE: "Distribution.sample",
