@@ -23,6 +23,29 @@ from conformance.kinds import Kind
 ULPS = {"float32": 32.0, "float64": 256.0}
 
 
+def by_convention(expected: np.ndarray, actual: np.ndarray, declared: dict) -> np.ndarray:
+    """Where ``actual`` is judged by a declared convention: elements whose oracle value is NaN
+    (``declared['undefined']``) or ±inf (``declared['infinite']``) and whose ``actual`` is
+    what the declaration says (``nan``, ``inf``, ``-inf`` or ``finite``) but not the oracle's
+    own answer. Nowhere else: an element where the oracle has a number is never excused.
+    Reproducer scripts embed this function's source: one rule for the item and its script."""
+    expected = np.asarray(expected, dtype=np.float64)
+    actual = np.asarray(actual, dtype=np.float64)
+    agrees = (actual == expected) | (np.isnan(actual) & np.isnan(expected))
+    returned = {
+        "nan": np.isnan(actual),
+        "inf": actual == np.inf,
+        "-inf": actual == -np.inf,
+        "finite": np.isfinite(actual),
+    }
+    found = np.zeros(np.shape(expected), dtype=bool)
+    for where, condition in (("undefined", np.isnan(expected)), ("infinite", np.isinf(expected))):
+        says = declared.get(where)
+        if says in returned:
+            found |= condition & returned[says] & ~agrees
+    return found
+
+
 @timing.timed("comparison")
 def tolerance(
     dtype: str, expected: np.ndarray, sensitivity: np.ndarray, scale: float = 1.0

@@ -277,7 +277,8 @@ class DividesKL(Protocol):
 
     def kl_pairs(self) -> frozenset[tuple[str, str]]:
         """The (p family, q family) pairs, as the oracle names families, whose KL the
-        framework computes by a rule it registers (``conformance/registry/kl_pairs.yaml``)."""
+        framework computes by a rule it registers (``conformance/registry/kl_pairs.yaml``);
+        q ``"*"``: every q the oracle pairs with that p (:func:`~conformance.registry.kl_pairs.serves`)."""
         ...
 
     def kl_divergence(
@@ -289,6 +290,20 @@ class DividesKL(Protocol):
     ) -> Any:
         """KL(p‖q) of the distributions built from each side's parameters, shaped
         ``broadcast(p.batch_shape, q.batch_shape)``."""
+        ...
+
+    def kl_vjp(
+        self,
+        p_binding: Binding,
+        p_params: Mapping[str, Any],
+        q_binding: Binding,
+        q_params: Mapping[str, Any],
+        cotangent: Any,
+        wrt: Sequence[str],
+    ) -> dict[str, Any]:
+        """∂(Σ cotangent · KL(p‖q))/∂x for each x of ``wrt`` (``p:<name>`` or ``q:<name>``),
+        reverse mode as users differentiate; None for a gradient the framework does not
+        produce."""
         ...
 
 

@@ -9,14 +9,13 @@ from functools import cache
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from conformance.adapters.base import import_dotted
-from conformance.reference.kl import kl_pairs
 from conformance.registry import Binding
-from conformance.registry.kl_pairs import registered_pairs
+from conformance.registry.kl_pairs import kl_rules
 
 
 @cache
 def _pairs(framework: str) -> frozenset[tuple[str, str]]:
-    return registered_pairs(framework, kl_pairs())
+    return frozenset(pq for rule in kl_rules().get(framework, ()) for pq in rule.oracle)
 
 
 class DividesByRules:

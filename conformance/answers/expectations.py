@@ -8,7 +8,7 @@ from typing import Protocol
 from conformance.answers.case import CheckedCase, InputLayout
 from conformance.answers.draws import DrawLaw
 from conformance.answers.gradients import GradExpectation
-from conformance.answers.summaries import IcdfAnswer, SummaryAnswer
+from conformance.answers.summaries import GradientAnswer, IcdfAnswer, SummaryAnswer
 from conformance.answers.values import Expected, Inputs, SiteExpectation
 from conformance.registry import Binding
 
@@ -63,6 +63,10 @@ class Expectations(Protocol):
 
     def kl(self, q_binding: Binding) -> SummaryAnswer:
         """KL(p‖q) of a KL case, q built by ``q_binding``, with its tolerance."""
+        ...
+
+    def kl_gradient(self, q_binding: Binding) -> GradientAnswer:
+        """∂(Σ c · KL)/∂θ by each side's scalar and vector parameters, with tolerances."""
         ...
 
     @property

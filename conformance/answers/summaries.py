@@ -21,6 +21,20 @@ class SummaryAnswer:
 
 
 @dataclass(frozen=True, eq=False)
+class GradientAnswer:
+    """What the oracle says of ∂(Σ cotangent · f)/∂x for each input x it differentiates (a
+    KL's parameters of either side, named ``p:<name>`` and ``q:<name>``)."""
+
+    cotangent: np.ndarray
+    #: Input → the gradient, shaped as the input.
+    grads: dict[str, np.ndarray]
+    #: Input → the absolute elementwise tolerance.
+    tolerance: dict[str, np.ndarray]
+    #: Input → why it is not differentiated (a matrix, a simplex, an integer), for the record.
+    left_out: dict[str, str]
+
+
+@dataclass(frozen=True, eq=False)
 class IcdfAnswer:
     """What the oracle says of icdf at one case: the probabilities the framework is given and
     the quantiles it is held to, log_prob-shaped."""

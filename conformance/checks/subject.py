@@ -306,6 +306,24 @@ class Subject:
             found = adapter.kl_divergence(self.binding, p_params, self.q_binding, q_params)
         return self.numpy(found, "read kl_divergence")
 
+    def kl_gradient(self, wrt: list[str], cotangent: np.ndarray) -> dict[str, np.ndarray | None]:
+        """∂(Σ cotangent · KL)/∂x of a KL case for each x of ``wrt``, as NumPy arrays (None:
+        the framework gives no gradient)."""
+        adapter = self.adapter
+        assert isinstance(adapter, DividesKL)
+        q = self.expectations.q_inputs
+        q_params = {
+            k: v.item() if k in q.static else self.array(v) for k, v in q.framework_params().items()
+        }
+        p_params = self.params()
+        ct = self.array(cotangent.astype(self.dtype))
+        with self.framework_call("kl gradient"):
+            found = adapter.kl_vjp(self.binding, p_params, self.q_binding, q_params, ct, wrt)
+        return {
+            k: None if g is None else self.numpy(g, f"read the gradient by {k}")
+            for k, g in found.items()
+        }
+
     def numpy(self, array: Any, stage: str = "read result") -> np.ndarray:
         with self.framework_call(stage):
             return np.asarray(self.adapter.to_numpy(array))

@@ -152,6 +152,7 @@ def render(adapters: dict[str, Adapter] | None = None) -> str:
                     f"| {_parametrizations(binding)} | {_cell('; '.join(declared(binding)))} "
                     f"| {_cell(binding.note)} |"
                 )
+    lines += _summary_conventions()
     lines += [
         "",
         "## Spellings",
@@ -174,6 +175,36 @@ def render(adapters: dict[str, Adapter] | None = None) -> str:
         lines += ["", "### Family notes", ""]
         lines += [f"- **{family}**: {_cell(text)}" for family, text in notes]
     return "\n".join(lines) + "\n"
+
+
+def _summary_conventions() -> list[str]:
+    """What each framework declares it returns where a summary is undefined or infinite
+    (``conformance/registry/summary_conventions.yaml``), one row per declaration."""
+    from conformance.registry.summary_conventions import SUMMARY_CONVENTIONS_FILE, load
+
+    lines = [
+        "",
+        "## Summaries where mathematics has no number",
+        "",
+        "The oracle's mean, variance, stddev, mode and entropy are NaN where mathematics leaves "
+        "them undefined (Cauchy's mean, a mode that is not unique) and ±inf where they are "
+        "infinite (Pareto's mean at alpha ≤ 1). The `moments` and `entropy` checks hold a "
+        "framework to exactly that, unless it declares here what it returns there instead "
+        "(`conformance/registry/summary_conventions.yaml`): then the elements in that condition, "
+        "and only those, pass with the declared answer, and the item's metrics list them "
+        "(`convention`). A declared convention never excuses an element where the oracle has a "
+        "number; the reproducer scripts apply the same rule. GPyTorch declares none.",
+        "",
+        "| framework | family | summary | where | returns | why |",
+        "| --- | --- | --- | --- | --- | --- |",
+    ]
+    for (framework, family, summary), found in load(SUMMARY_CONVENTIONS_FILE).items():
+        for where, convention in found.items():
+            lines.append(
+                f"| {framework} | {family} | {summary} | {where} | {convention.returns} "
+                f"| {_cell(convention.reason)} |"
+            )
+    return lines
 
 
 def _contexts(adapters: dict[str, Adapter]) -> list[str]:

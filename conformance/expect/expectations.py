@@ -21,13 +21,13 @@ import yaml
 
 from conformance import reference
 from conformance.answers.gradients import GradExpectation
-from conformance.answers.summaries import IcdfAnswer, SummaryAnswer
+from conformance.answers.summaries import GradientAnswer, IcdfAnswer, SummaryAnswer
 from conformance.answers.values import Expected, Inputs, SiteExpectation
 from conformance.cases.context_design import CaseShape
 from conformance.cases.loader import Case
 from conformance.expect.fresh_values import well_conditioned_draw
 from conformance.expect.gradients import binding_structure, expected_grad_for
-from conformance.expect.kl import kl_answer
+from conformance.expect.kl import kl_answer, kl_gradient_for
 from conformance.expect.laws import DrawLaw
 from conformance.expect.materialize import (
     expected_for,
@@ -116,6 +116,12 @@ class Expectations:
                 q_options,
             )
         return self._summaries[key]
+
+    def kl_gradient(self, q_binding: Binding) -> GradientAnswer:
+        """The oracle's gradient of Σ c · KL(p‖q) by each side's scalar and vector parameters,
+        q built by ``q_binding``, with its tolerance."""
+        q_options = tuple(sorted(q_binding.oracle.items()))
+        return kl_gradient_for(self.case, self.dtype, self.options, q_options)
 
     @cached_property
     def params_valid(self) -> bool:

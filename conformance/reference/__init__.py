@@ -21,6 +21,8 @@ from .core import (
 )
 from .families import FAMILIES
 from .kl import kl_divergence, kl_pair, kl_pairs
+from .transforms import make as make_transform
+from .transforms import transform_names
 
 
 def get_family(name: str) -> Family:
@@ -54,5 +56,7 @@ __all__ = [
     "kl_divergence",
     "kl_pair",
     "kl_pairs",
+    "make_transform",
+    "transform_names",
     "unbroadcast",
 ]

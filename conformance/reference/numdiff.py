@@ -41,8 +41,10 @@ def richardson_elementwise_grad(
     event_ranks: Mapping[str, int],
     wrt: list[str],
     domains: Mapping[str, str] | None = None,
+    h0: float = H0,
 ) -> dict[str, np.ndarray]:
-    """Elementwise ∂f/∂inputs[k] for each ``k`` in ``wrt`` by Richardson extrapolation."""
+    """Elementwise ∂f/∂inputs[k] for each ``k`` in ``wrt`` by Richardson extrapolation from a
+    first step of ``h0`` of each element's step scale."""
     domains = dict(domains or {})
     base = {k: np.array(v, dtype=np.float64) for k, v in inputs.items()}
     out: dict[str, np.ndarray] = {}
@@ -54,7 +56,7 @@ def richardson_elementwise_grad(
         for idx in np.ndindex(*x.shape[batch_nd:]):
             sel = (Ellipsis, *idx)
             unit = step_scale(domains.get(name, "real"), x[sel])
-            grad[sel] = _richardson(f, base, name, sel, unit)
+            grad[sel] = _richardson(f, base, name, sel, h0 * unit)
         out[name] = grad
     return out
 
@@ -64,11 +66,11 @@ def _richardson(
     base: dict[str, np.ndarray],
     name: str,
     sel: tuple,
-    unit: np.ndarray,
+    first: np.ndarray,
 ) -> np.ndarray:
     table: list[list[np.ndarray]] = []  # Richardson's rows, each one longer
     for level in range(LEVELS):
-        h = H0 * unit / 2.0**level
+        h = first / 2.0**level
         plus = {k: v.copy() for k, v in base.items()}
         minus = {k: v.copy() for k, v in base.items()}
         plus[name][sel] = base[name][sel] + h

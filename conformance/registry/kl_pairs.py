@@ -43,6 +43,12 @@ def kl_rules() -> dict[str, tuple[KLRule, ...]]:
     }
 
 
+def serves(pairs: frozenset[tuple[str, str]], p: str, q: str) -> bool:
+    """Whether rules whose oracle pairs are ``pairs`` compute KL(p‖q) for a pair the oracle has
+    (``(p, "*")`` serves every such q)."""
+    return (p, q) in pairs or (p, "*") in pairs
+
+
 def served_pairs(rule: KLRule, oracle_pairs: list[tuple[str, str]]) -> set[tuple[str, str]]:
     """The oracle's (p family, q family) pairs ``rule`` computes, with ``("Delta", "*")`` read
     as every pair of ``oracle_pairs`` whose p is Delta."""
@@ -51,12 +57,3 @@ def served_pairs(rule: KLRule, oracle_pairs: list[tuple[str, str]]) -> set[tuple
         for p, q in rule.oracle
         for pq in ([pq for pq in oracle_pairs if pq[0] == p] if q == "*" else [(p, q)])
     }
-
-
-def registered_pairs(
-    framework: str, oracle_pairs: list[tuple[str, str]]
-) -> frozenset[tuple[str, str]]:
-    """The oracle's pairs that some rule of ``framework`` computes."""
-    return frozenset(
-        pq for rule in kl_rules().get(framework, ()) for pq in served_pairs(rule, oracle_pairs)
-    )

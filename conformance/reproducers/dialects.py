@@ -80,6 +80,13 @@ class Dialect:
         """Lines that leave ``grads`` (one per name of ``ctx['wrt']``, in order)."""
         raise NotImplementedError
 
+    def kl_gradient(self, ctx: Mapping[str, Any]) -> list[str] | None:
+        """Lines that leave ``grads`` (one per name of ``ctx['wrt']``, in order): the gradient
+        of Σ ``CT_KL`` · ``ctx['divergence']`` with p built by ``ctx['call']`` where the
+        divergence says ``ctx['slot']``; ``ctx['arrays']`` are every array of both sides. None
+        where the dialect writes none."""
+        return None
+
     def context_call(self, ctx: Mapping[str, Any]) -> list[str] | None:
         """Lines that make ``ctx['context']``'s call (its mode switched on first) and leave
         ``lp`` (log_prob, or the model's log density) and ``grads`` (traced input → gradient),

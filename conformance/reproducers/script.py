@@ -140,6 +140,18 @@ class Script:
             f"actual = {d.to_numpy(f'compiled_kl({args})')}",
         ]
 
+    def kl_gradient(self, wrt: list[str]) -> list[str] | None:
+        """Lines that leave ``grads``: the gradient of Σ ``CT_KL`` · KL by the script's arrays
+        ``wrt`` (p's by name, q's as ``q_<name>``); None where the dialect writes none."""
+        context = {
+            "call": self.call,
+            "divergence": self.divergence,
+            "slot": P_SLOT,
+            "arrays": [*self.arrays, *self.q_arrays],
+            "wrt": wrt,
+        }
+        return self.dialect.kl_gradient(context)
+
     def log_prob_expr(self) -> str:
         """log_prob of ``value`` (of ``dist`` when eager, which the lines before built)."""
         if not self.compiled:

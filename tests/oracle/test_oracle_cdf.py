@@ -152,6 +152,20 @@ def test_gamma_cdf_keeps_the_subnormals(name: str, params: dict) -> None:
     np.testing.assert_allclose(got, want, rtol=1e-12)
 
 
+def test_logistic_cdf_keeps_its_left_tail() -> None:
+    """F = expit(z) to the last digit in both tails (mpmath): a 1 + tanh form is 0 below
+    z ≈ −37, where F is still a normal float64 (F(−80) = 1.8e−35)."""
+    import mpmath
+
+    family = reference.get_family("Logistic")
+    arrays = {"loc": np.array(1.0), "scale": np.array(2.0)}
+    x = np.array([-1400.0, -160.0, -75.0, -5.0, 1.0, 3.0, 40.0, 160.0])
+    got = family.cdf(arrays, x)
+    want = [float(1 / (1 + mpmath.exp(-(mpmath.mpf(float(v)) - 1) / 2))) for v in x]
+    np.testing.assert_allclose(got, want, rtol=1e-14, atol=0)
+    assert got[0] > 0.0  # e^−700.5, a normal float64
+
+
 def test_binomial_cdf_is_scipys_and_warns_of_nothing() -> None:
     """The projected Multinomial counts' CDF: scipy's binomial CDF, with no deprecation warning
     of its own (SciPy deprecates non-integer arguments to ``bdtr``)."""

@@ -646,16 +646,27 @@ def test_wishart_matches_scipy(par: str, mat: np.ndarray) -> None:
      ("rate_matrix", np.linalg.inv(SCALE))],
 )  # fmt: skip
 def test_inverse_wishart_matches_scipy(par: str, mat: np.ndarray) -> None:
-    """NaN where scipy has no moment: NumPyro's NaN for ν ≤ p + 1 (mean) and ν ≤ p + 3
-    (variance), continuous.py:4825-4853, though the diagonal's is +inf there."""
+    """scipy's where it has a moment; where it has none, mathematics: for ν ≤ p + 1 the
+    diagonal's mean is +inf and the rest's undefined (NaN), for p + 1 < ν ≤ p + 3 every
+    variance +inf, below NaN. (NumPyro's NaN there is a declared convention,
+    conformance/registry/summary_conventions.yaml.)"""
     df = np.array([2.5, 4.0, 5.5, 6.5, 11.0])[:, None]
     params = {"concentration": df, par: mat}
+    p = 3
     for summary, method in [("mean", "mean"), ("variance", "var"), ("mode", "mode")]:
         got = oracle("InverseWishart", summary, params, par)
-        want = [
-            [scipy_or_nan(getattr(stats.invwishart(d, s), method)(), (3, 3)) for s in SCALE]
-            for d in df[:, 0]
-        ]
+        want = np.array(
+            [
+                [scipy_or_nan(getattr(stats.invwishart(d, s), method)(), (3, 3)) for s in SCALE]
+                for d in df[:, 0]
+            ],
+            dtype=float,
+        )
+        for row, d in enumerate(df[:, 0]):
+            if summary == "mean" and d <= p + 1:
+                want[row] = np.where(np.eye(p, dtype=bool), np.inf, np.nan)
+            if summary == "variance" and p + 1 < d <= p + 3:
+                want[row] = np.inf
         close(got, want, rtol=1e-12)
 
 
@@ -690,3 +701,28 @@ def test_an_invalid_element_is_nan_and_the_other_is_not(family, par, params) -> 
             got = oracle(family, summary, params, par)
             assert got.shape[:1] == (2,)
             assert np.all(np.isfinite(got[0])) and np.all(np.isnan(got[1])), (summary, got)
+
+
+def test_inverse_wishart_moments_are_scipys_then_infinite_then_undefined() -> None:
+    """Ψ/(ν − p − 1) and its variance are scipy's where finite; below ν = p + 3 every entry's
+    variance is +inf (the second moment diverges while the mean is finite), below ν = p + 1
+    the diagonal's mean is +inf and the rest's undefined (NaN), and so is the variance."""
+    family = reference.get_family("InverseWishart")
+    psi = np.array([[2.0, 0.3], [0.3, 1.0]])
+
+    def at(nu: float, summary: str) -> np.ndarray:
+        params = {"concentration": np.array(nu), "scale_matrix": psi}
+        return family.summary(summary, params, "scale_matrix")
+
+    law = stats.invwishart(df=6.5, scale=psi)
+    np.testing.assert_allclose(at(6.5, "mean"), law.mean(), rtol=1e-13)
+    np.testing.assert_allclose(at(6.5, "variance"), law.var(), rtol=1e-13)
+    # just above ν − p = 3 the finite formula is already huge in every entry: the limit is +inf
+    assert np.all(at(5.0 + 1e-9, "variance") > 1e8)
+    assert np.all(at(5.0, "variance") == np.inf)
+    assert np.all(at(3.5, "variance") == np.inf)
+    assert np.all(np.isfinite(at(3.5, "mean")))
+    mean = at(2.5, "mean")
+    assert np.all(np.diagonal(mean) == np.inf)
+    assert np.isnan(mean[0, 1]) and np.isnan(mean[1, 0])
+    assert np.all(np.isnan(at(2.5, "variance")))

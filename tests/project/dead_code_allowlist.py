@@ -15,7 +15,7 @@ from conformance.mutants import numpyro_mutants, torch_mutants
 from conformance.records import record, results
 from conformance.reference import core, summaries
 from conformance.reference.kl import registry as kl_registry
-from conformance.registry import callables, kl_pairs
+from conformance.registry import callables, kl_pairs, transform_classes
 from conformance.report import details, svg, values
 from conformance.reproducers import script
 from conformance.run.session import items, project_fixtures
@@ -75,3 +75,7 @@ record.Attachments.framework_notes  # run/session/items.py
 # ast.unparse reads them: a script's copy of a function has its annotations set to None.
 script.ast.FunctionDef.returns
 script.ast.arg.annotation
+# The transform table's answers, read by tests/oracle/test_oracle_transforms.py and, next, by
+# the transform checks that build each framework's class from it.
+transform_classes.transform_class
+transform_classes.TransformClass.no_log_abs_det_jacobian

@@ -452,6 +452,38 @@ class NumpyroAdapter(NumpyroContexts, ReadsSummaries, DividesByRules, Adapter):
         what = ("kl", rules, *self._functions.key(q_binding, q_static))
         return self._call(what, p_binding, p_static, make, p_arrays, q_arrays)
 
+    def kl_vjp(self, p_binding, p_params, q_binding, q_params, cotangent, wrt):
+        """The gradient by jax.grad of Σ cotangent · kl_divergence(p, q), compiled with both
+        constructions."""
+        import jax
+        import jax.numpy as jnp
+
+        p_arrays, p_static = self._arrays_and_static(p_binding, p_params)
+        q_arrays, q_static = self._arrays_and_static(q_binding, q_params)
+        sides = {"p": p_arrays, "q": q_arrays}
+        primals = {key: sides[key[0]][key[2:]] for key in wrt}
+
+        def make() -> Any:
+            from numpyro.distributions.kl import kl_divergence
+
+            def objective(pr: dict[str, Any], p: dict[str, Any], q: dict[str, Any], ct: Any):
+                p = {**p, **{k[2:]: v for k, v in pr.items() if k.startswith("p:")}}
+                q = {**q, **{k[2:]: v for k, v in pr.items() if k.startswith("q:")}}
+                kl = kl_divergence(
+                    self._distribution(p_binding, {**p_static, **p}),
+                    self._distribution(q_binding, {**q_static, **q}),
+                )
+                return jnp.sum(kl * ct), kl
+
+            return jax.grad(objective, has_aux=True)
+
+        rules = self._functions.rules_token(self.kl_function)
+        what = ("kl_vjp", tuple(wrt), rules, *self._functions.key(q_binding, q_static))
+        grads, _ = self._call(
+            what, p_binding, p_static, make, primals, p_arrays, q_arrays, cotangent
+        )
+        return dict(grads)
+
     def _call(self, key, binding, static, make, *args):
         """``make()`` applied to ``args``: compiled (and reused) or eagerly, as this adapter runs."""
         if not self.compiled:

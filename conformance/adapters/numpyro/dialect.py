@@ -147,6 +147,19 @@ class JaxDialect(Dialect):
             f"argnums={argnums!r})({args})",
         ]
 
+    def kl_gradient(self, ctx: Mapping[str, Any]) -> list[str] | None:
+        """Both constructions and the rule in one function of every array, compiled where the
+        items compile, differentiated by jax.grad."""
+        every = ", ".join(ctx["arrays"])
+        argnums = tuple(ctx["arrays"].index(n) for n in ctx["wrt"])
+        kl = ctx["divergence"].replace(ctx["slot"], ctx["call"])
+        grad = f"jax.grad(objective, argnums={argnums!r})"
+        return [
+            f"def objective({every}, ct):",
+            f"    return jnp.sum({kl} * ct)",
+            f"grads = {f'jax.jit({grad})' if self.compiled else grad}({every}, CT_KL)",
+        ]
+
     @staticmethod
     def _compiled_gradient(ctx: Mapping[str, Any]) -> list[str]:
         """The gradient in one ``jax.jit`` function taking every array (value and cotangent too)

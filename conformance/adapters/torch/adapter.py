@@ -72,6 +72,21 @@ class TorchAdapter(TorchContexts, ReadsSummaries, DividesByRules, Adapter):
     #: Every mode's draws are made and held to the support.
     support_draw_modes: ClassVar[frozenset[DrawMode] | None] = None
 
+    def kl_vjp(self, p_binding, p_params, q_binding, q_params, cotangent, wrt):
+        """The gradient by torch.autograd.grad of Σ cotangent · kl_divergence(p, q)."""
+        import torch
+
+        sides = {"p": dict(p_params), "q": dict(q_params)}
+        leaves = {}
+        for key in wrt:
+            side, name = key.split(":", 1)
+            leaves[key] = sides[side][name] = sides[side][name].detach().requires_grad_(True)
+        kl = self.kl_divergence(p_binding, sides["p"], q_binding, sides["q"])
+        grads = torch.autograd.grad(
+            (kl * cotangent).sum(), list(leaves.values()), allow_unused=True
+        )
+        return dict(zip(leaves, grads, strict=True))
+
     def log_prob_vjp(self, binding, params, value, cotangent, wrt, method):
         import torch
 

@@ -38,6 +38,16 @@ class TorchDialect(Dialect):
             f"grads = torch.autograd.grad((lp * CT).sum(), [{args}], allow_unused=True)",
         ]
 
+    def kl_gradient(self, ctx: Mapping[str, Any]) -> list[str] | None:
+        wrt = ", ".join(ctx["wrt"])
+        kl = ctx["divergence"].replace(ctx["slot"], "dist")
+        return [
+            *(f"{name}.requires_grad_(True)" for name in ctx["wrt"]),
+            f"dist = {ctx['call']}",
+            f"kl = {kl}",
+            f"grads = torch.autograd.grad((kl * CT_KL).sum(), [{wrt}], allow_unused=True)",
+        ]
+
     def draw(self, ctx: Mapping[str, Any]) -> list[str] | None:
         """Every request from one distribution, torch's generator seeded with ``SEED`` as the
         adapter seeds it (forked, so nothing else moves it)."""

@@ -168,24 +168,32 @@ class InverseWishart(Family):
         return h @ np.swapaxes(h, -1, -2)
 
     def _mean(self, params, parametrization, options):
-        # Ψ/(ν − p − 1) for ν > p + 1. Below, the diagonal's mean is +inf and the rest's
-        # undefined: NaN throughout, NumPyro's (the only framework with a mean).
+        # Ψ/(ν − p − 1) for ν > p + 1. Below, the diagonal's mean is +inf (X_ii is
+        # InverseGamma((ν − p + 1)/2, Ψ_ii/2), whose mean is infinite at shape ≤ 1) and the
+        # rest's undefined (NaN). NumPyro returns NaN throughout: a declared convention.
         psi = self._scale(params, parametrization)
-        excess = params["concentration"] - psi.shape[-1] - 1.0
-        return psi / np.where(excess > 0, excess, np.nan)[..., None, None]
+        p = psi.shape[-1]
+        excess = (params["concentration"] - p - 1.0)[..., None, None]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            found = psi / excess
+        below = np.where(np.eye(p, dtype=bool), np.inf, np.nan)
+        return np.where(excess > 0, found, below)
 
     def _variance(self, params, parametrization, options):
         # ((ν − p + 1)·Ψ_ij² + (ν − p − 1)·Ψ_ii·Ψ_jj) / ((ν − p)·(ν − p − 1)²·(ν − p − 3)) for
-        # ν > p + 3 (Ψ_ii²·2/((ν − p − 1)²·(ν − p − 3)) on the diagonal). Below: NaN, NumPyro's
-        # (the diagonal's is +inf for p + 1 < ν ≤ p + 3).
+        # ν > p + 3 (Ψ_ii²·2/((ν − p − 1)²·(ν − p − 3)) on the diagonal). For p + 1 < ν ≤ p + 3
+        # the mean is finite and E[X_ij²] is not (the numerator is positive and the formula
+        # grows without bound as ν − p → 3): +inf for every entry. For ν ≤ p + 1 there is no
+        # mean to vary about: NaN. NumPyro returns NaN for ν ≤ p + 3: a declared convention.
         psi = self._scale(params, parametrization)
         p = psi.shape[-1]
         nu = params["concentration"][..., None, None]
         diag = np.diagonal(psi, axis1=-2, axis2=-1)
         outer = diag[..., :, None] * diag[..., None, :]
         m = nu - p
-        found = ((m + 1.0) * psi * psi + (m - 1.0) * outer) / (m * (m - 1.0) ** 2 * (m - 3.0))
-        return np.where(m > 3.0, found, np.nan)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            found = ((m + 1.0) * psi * psi + (m - 1.0) * outer) / (m * (m - 1.0) ** 2 * (m - 3.0))
+        return np.where(m > 3.0, found, np.where(m > 1.0, np.inf, np.nan))
 
     def _mode(self, params, parametrization, options):
         psi = self._scale(params, parametrization)

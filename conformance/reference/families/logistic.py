@@ -43,7 +43,11 @@ class Logistic(Family):
         return _location_scale_grads(params, value, -np.tanh(_z(params, value) / 2.0))
 
     def _cdf(self, params, value, parametrization, options):
-        return 0.5 * (1.0 + np.tanh(0.5 * _z(params, value)))
+        # The sigmoid, as e^−|z|/(1 + e^−|z|) below loc: 0.5·(1 + tanh(z/2)) is the same in
+        # exact arithmetic but cancels to 0 for F below eps/2 (F(−80) = 1.8e−35, not 0).
+        z = _z(params, value)
+        far = np.exp(-np.abs(z))
+        return np.where(z < 0.0, far / (1.0 + far), 1.0 / (1.0 + far))
 
     def _icdf(self, params, q, parametrization, options):
         return params["loc"] + params["scale"] * (np.log(q) - np.log1p(-q))

@@ -92,11 +92,21 @@ def softplus_diff(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return np.where(near, close, softplus(a) - softplus(b))
 
 
+#: The powers k of :func:`_lgamma_taylor`'s terms, smallest term (largest k) first.
+_TAYLOR_K = np.arange(_LGAMMA_TERMS, 1, -1, dtype=np.float64)
+
+
 def _lgamma_taylor(x: np.ndarray, d: np.ndarray) -> np.ndarray:
-    """Σ_{k≥2} ψ^(k−1)(x)·d^k/k! for x ≥ 2, |d| ≤ x/4 (ψ^(n)(x)·x^n/n! is bounded there)."""
-    total = np.zeros_like(x)
-    for k in range(_LGAMMA_TERMS, 1, -1):
-        total = total + special.polygamma(k - 1, x) * d**k / special.factorial(k)
+    """Σ_{k≥2} ψ^(k−1)(x)·d^k/k! for x ≥ 2, |d| ≤ x/4 (ψ^(n)(x)·x^n/n! is bounded there).
+
+    With ψ^(k−1)(x) = (−1)^k (k−1)! ζ(k, x) each term is (−d)^k ζ(k, x)/k: every term in
+    one vectorised Hurwitz zeta call, summed from the smallest."""
+    x, d = np.asarray(x, np.float64), np.asarray(d, np.float64)
+    k = _TAYLOR_K
+    terms = (-d[..., None]) ** k * special.zeta(k, x[..., None]) / k
+    total = np.zeros(x.shape)
+    for j in range(k.size):  # smallest first, as the sum's rounding wants
+        total = total + terms[..., j]
     return total
 
 
