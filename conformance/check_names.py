@@ -33,6 +33,7 @@ class CheckName(StrEnum):
     MOMENTS = "moments"
     ENTROPY = "entropy"
     CDF = "cdf"
+    ICDF = "icdf"
     KL = "kl"
     # Items that run no check: a case that could not be loaded, a family a framework lacks
     # (known-failure entries and filters may name them too).

@@ -27,6 +27,7 @@ class Operation(StrEnum):
     CONTEXT = "context"  # calls as users make them: input kinds, global modes, model APIs
     SUMMARIES = "summaries"  # what a distribution says without a value: mean, …, entropy()
     CDF = "cdf"  # dist.cdf(value)
+    ICDF = "icdf"  # dist.icdf(q)
     KL = "kl"  # kl_divergence(p, q), the framework's registered rule
 
 

@@ -1,5 +1,5 @@
 """The distribution methods a class may define or leave to its framework's base, named once: the
-``moments``, ``entropy`` and ``cdf`` checks, the adapters and coverage read these."""
+``moments``, ``entropy``, ``cdf`` and ``icdf`` checks, the adapters and coverage read these."""
 
 from __future__ import annotations
 
@@ -21,6 +21,8 @@ class Summary(StrEnum):
         return self is Summary.ENTROPY
 
 
-#: Every method a check reads that a class may leave to its base: the summaries, and ``cdf``.
+#: Every method a check reads that a class may leave to its base: the summaries, ``cdf`` and
+#: ``icdf``.
 CDF = "cdf"
-METHODS: tuple[str, ...] = (*(s.value for s in Summary), CDF)
+ICDF = "icdf"
+METHODS: tuple[str, ...] = (*(s.value for s in Summary), CDF, ICDF)

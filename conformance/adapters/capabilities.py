@@ -256,6 +256,19 @@ class Cdfs(Protocol):
 
 
 @runtime_checkable
+class Icdfs(Protocol):
+    """``dist.icdf(q)`` (:attr:`Operation.ICDF`)."""
+
+    def implements(self, binding: Binding, method: str) -> bool:
+        """Whether the binding's class defines ``method`` itself (see :class:`Summarizes`)."""
+        ...
+
+    def icdf(self, binding: Binding, params: Mapping[str, Any], q: Any) -> Any:
+        """The least x with P(X ≤ x) ≥ q of the distribution built from ``params``."""
+        ...
+
+
+@runtime_checkable
 class DividesKL(Protocol):
     """``kl_divergence(p, q)`` by the framework's own rules (:attr:`Operation.KL`)."""
 
@@ -309,6 +322,7 @@ CAPABILITIES: Mapping[Operation, type | None] = {
     Operation.CONTEXT: CallingContexts,
     Operation.SUMMARIES: Summarizes,
     Operation.CDF: Cdfs,
+    Operation.ICDF: Icdfs,
     Operation.KL: DividesKL,
 }
 

@@ -35,7 +35,7 @@ def defines(cls: type, bases: tuple[type, ...], method: str) -> bool:
 
 
 class ReadsSummaries:
-    """Each summary read from the distribution built once, and its cdf, op by op."""
+    """Each summary read from the distribution built once, and its cdf and icdf, op by op."""
 
     distribution_bases: ClassVar[tuple[str, ...]]
 
@@ -54,6 +54,9 @@ class ReadsSummaries:
 
     def cdf(self, binding: Binding, params: Mapping[str, Any], value: Any) -> Any:
         return self.construct(binding, params).cdf(value)
+
+    def icdf(self, binding: Binding, params: Mapping[str, Any], q: Any) -> Any:
+        return self.construct(binding, params).icdf(q)
 
 
 def read_summary(dist: Any, summary: Summary) -> Any:

@@ -8,7 +8,7 @@ from typing import Protocol
 from conformance.answers.case import CheckedCase, InputLayout
 from conformance.answers.draws import DrawLaw
 from conformance.answers.gradients import GradExpectation
-from conformance.answers.summaries import GradientAnswer, SummaryAnswer
+from conformance.answers.summaries import GradientAnswer, IcdfAnswer, SummaryAnswer
 from conformance.answers.values import Expected, Inputs, SiteExpectation
 from conformance.registry import Binding
 
@@ -49,6 +49,11 @@ class Expectations(Protocol):
     @property
     def cdf(self) -> SummaryAnswer:
         """F(value) at the case's inputs (log_prob-shaped), with its tolerance."""
+        ...
+
+    @property
+    def icdf(self) -> IcdfAnswer:
+        """F⁻¹(q) at q = F(value) in the run's dtype (log_prob-shaped), with its tolerance."""
         ...
 
     @property

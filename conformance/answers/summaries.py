@@ -32,3 +32,21 @@ class GradientAnswer:
     tolerance: dict[str, np.ndarray]
     #: Input → why it is not differentiated (a matrix, a simplex, an integer), for the record.
     left_out: dict[str, str]
+
+
+@dataclass(frozen=True, eq=False)
+class IcdfAnswer:
+    """What the oracle says of icdf at one case: the probabilities the framework is given and
+    the quantiles it is held to, log_prob-shaped."""
+
+    #: F(value) at the case's inputs rounded to the run's dtype (½ where not judged).
+    q: np.ndarray
+    #: F⁻¹(q) in float64: the support's ends where q is 0 or 1.
+    value: np.ndarray
+    #: Absolute, elementwise: ULPs of the dtype times |x| plus how far x moves when q (on the
+    #: nearer side, q or 1 − q) and each parameter move by one relative unit.
+    tolerance: np.ndarray
+    #: The value inside the support and every parameter in its domain.
+    judged: np.ndarray
+    #: For icdf(cdf(value)) = value: the tolerance above plus the cdf's own, through dx/dq.
+    round_trip_tolerance: np.ndarray

@@ -10,6 +10,7 @@ from conformance.checks.context import ContextCheck
 from conformance.checks.eager import EagerCheck
 from conformance.checks.entropy import EntropyCheck
 from conformance.checks.grad import GradCheck
+from conformance.checks.icdf import IcdfCheck
 from conformance.checks.kl import KLCheck
 from conformance.checks.log_prob import LogProbCheck
 from conformance.checks.moments import MomentsCheck
@@ -54,6 +55,7 @@ CHECKS: dict[CheckName, Check] = _registry(
     MomentsCheck(),
     EntropyCheck(),
     CdfCheck(),
+    IcdfCheck(),
     KLCheck(),
 )
 
@@ -62,4 +64,6 @@ __all__ = ["CHECKS", "NON_CHECK_ITEMS", "OPT_IN", "Check", "CheckName", "CheckRe
 #: Checks that run only when asked for: ``--property N`` turns on ``property``, and ``--check``
 #: naming one exactly turns it on. The methods' checks stay opt-in until what they find on the
 #: pinned releases is triaged (docs/findings/methods.md).
-OPT_IN = frozenset({CheckName.PROPERTY, CheckName.MOMENTS, CheckName.ENTROPY, CheckName.CDF})
+OPT_IN = frozenset(
+    {CheckName.PROPERTY, CheckName.MOMENTS, CheckName.ENTROPY, CheckName.CDF, CheckName.ICDF}
+)

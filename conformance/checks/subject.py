@@ -18,7 +18,7 @@ import numpy as np
 
 from conformance import timing
 from conformance.adapters.base import Adapter
-from conformance.adapters.capabilities import Cdfs, DividesKL, Summarizes
+from conformance.adapters.capabilities import Cdfs, DividesKL, Icdfs, Summarizes
 from conformance.contexts import SEPARATOR, CallingContext, InputKind
 from conformance.kinds import Kind
 from conformance.registry import Binding
@@ -267,6 +267,15 @@ class Subject:
         with self.framework_call("cdf"):
             found = adapter.cdf(self.binding, params, value)
         return self.numpy(found, "read cdf")
+
+    def icdf(self, q: np.ndarray) -> np.ndarray:
+        """``dist.icdf(q)`` as a NumPy array, ``q`` given in the run's dtype."""
+        adapter = self.adapter
+        assert isinstance(adapter, Icdfs)  # the check's operation is offered
+        params, probs = self.params(), self.array(np.asarray(q).astype(self.dtype))
+        with self.framework_call("icdf"):
+            found = adapter.icdf(self.binding, params, probs)
+        return self.numpy(found, "read icdf")
 
     @property
     def q_binding(self) -> Binding:

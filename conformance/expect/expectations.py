@@ -21,7 +21,7 @@ import yaml
 
 from conformance import reference
 from conformance.answers.gradients import GradExpectation
-from conformance.answers.summaries import GradientAnswer, SummaryAnswer
+from conformance.answers.summaries import GradientAnswer, IcdfAnswer, SummaryAnswer
 from conformance.answers.values import Expected, Inputs, SiteExpectation
 from conformance.cases.context_design import CaseShape
 from conformance.cases.loader import Case
@@ -36,7 +36,7 @@ from conformance.expect.materialize import (
     sample_with_batch,
     sensitivity,
 )
-from conformance.expect.summaries import cdf_answer, summary_answer
+from conformance.expect.summaries import cdf_answer, icdf_answer, summary_answer
 from conformance.registry import Binding
 
 
@@ -88,6 +88,11 @@ class Expectations:
     def cdf(self) -> SummaryAnswer:
         """The oracle's F(value) at this case's inputs, with its tolerance."""
         return cdf_answer(self._family, self.inputs, self.options)
+
+    @cached_property
+    def icdf(self) -> IcdfAnswer:
+        """The oracle's F⁻¹ at the probabilities of this case's values, with its tolerance."""
+        return icdf_answer(self._family, self.inputs, self.options, self.cdf)
 
     @cached_property
     def q_inputs(self) -> Inputs:

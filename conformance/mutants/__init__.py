@@ -57,6 +57,7 @@ NUMPYRO_NORMAL_PATHWISE = (
 )
 TORCH_NORMAL_SUMMARIES = ("--framework=torch", "--family=Normal", "--check=log_prob,moments")
 TORCH_NORMAL_CDF = ("--framework=torch", "--family=Normal", "--check=log_prob,cdf")
+TORCH_NORMAL_ICDF = ("--framework=torch", "--family=Normal", "--check=log_prob,icdf")
 NUMPYRO_NORMAL_SUMMARIES = ("--framework=numpyro", "--family=Normal", "--check=log_prob,entropy")
 TORCH_NORMAL_KL = ("--framework=torch", "--family=Normal", "--check=log_prob,kl")
 NUMPYRO_NORMAL_KL = ("--framework=numpyro", "--family=Normal", "--check=log_prob,kl")
@@ -388,6 +389,18 @@ CATALOGUE: tuple[Mutant, ...] = (
         apply=torch_mutants.apply_normal_cdf_variance_as_scale,
         selection=TORCH_NORMAL_CDF,
         killers=("*/normal.yaml::scalar[torch-float32-cdf]",),
+        spared=("*-log_prob]",),
+        kinds=(Kind.VALUE,),
+    ),
+    Mutant(
+        name="normal-icdf-variance-as-scale",
+        title="icdf only: Normal.icdf scales the standard quantile by the variance",
+        replicates="an icdf's formula off while log_prob and cdf are right (torch's own "
+        "Normal.icdf already loses q below 1e-8: docs/findings/methods.md)",
+        framework="torch",
+        apply=torch_mutants.apply_normal_icdf_variance_as_scale,
+        selection=TORCH_NORMAL_ICDF,
+        killers=("*/normal.yaml::scalar[torch-float32-icdf]",),
         spared=("*-log_prob]",),
         kinds=(Kind.VALUE,),
     ),

@@ -333,6 +333,19 @@ def apply_normal_cdf_variance_as_scale(patch: Patcher) -> None:
     patch.setattr(Normal, "cdf", cdf)
 
 
+def apply_normal_icdf_variance_as_scale(patch: Patcher) -> None:
+    """Normal.icdf multiplying the standard quantile by the variance instead of the scale:
+    right at scale 1 and at the median, wrong elsewhere, while log_prob and cdf are right."""
+    import torch
+    from torch.distributions import Normal
+
+    def icdf(self: Any, value: Any) -> Any:
+        z = torch.erfinv(2 * value - 1) * math.sqrt(2)
+        return self.loc + self.scale**2 * z  # MUTATION: torch has self.scale * z
+
+    patch.setattr(Normal, "icdf", icdf)
+
+
 def apply_kl_normal_flattened(patch: Patcher) -> None:
     """torch's KL(Normal‖Normal) on each side's parameters flattened and the result shaped
     as p's batch: right where p's and q's batch shapes agree, raising where they broadcast (the

@@ -24,7 +24,7 @@ import numpy as np
 
 from conformance import reference
 from conformance.adapters import Adapter
-from conformance.adapters.capabilities import CallingContexts, Cdfs, Summarizes
+from conformance.adapters.capabilities import CallingContexts, Cdfs, Icdfs, Summarizes
 from conformance.cases.builtin import builtin_cases
 from conformance.cases.context_design import CaseShape, design, pinned_context
 from conformance.cases.loader import Case, CaseError, find_case_files, load_case_file
@@ -359,7 +359,7 @@ def _shares_methods(check: Check, case: Case, adapter: Adapter, binding: Binding
     if not check.methods:
         return True
     family = reference.get_family(case.family)
-    return isinstance(adapter, Summarizes | Cdfs) and any(
+    return isinstance(adapter, Summarizes | Cdfs | Icdfs) and any(
         family.has_method(m) and adapter.implements(binding, m) for m in check.methods
     )
 

@@ -23,7 +23,7 @@ SEED_TAG = "seed"
 #: The checks a quick run keeps in one dtype (the case's first): each calls the framework in
 #: another way (a transformation, a broadcast variant, a calling context, op by op) whose bugs
 #: are mostly about batching and dispatch, and each compiles programs of its own; the
-#: methods (moments, entropy, cdf) are one item per family × framework, as the methods issue
+#: methods (moments, entropy, cdf, icdf) are one item per family × framework, as the methods issue
 #: asks. Values, shapes and gradients keep both dtypes.
 QUICK_ONE_DTYPE = frozenset(
     {
@@ -39,6 +39,7 @@ QUICK_ONE_DTYPE = frozenset(
         CheckName.MOMENTS,
         CheckName.ENTROPY,
         CheckName.CDF,
+        CheckName.ICDF,
     }
 )
 #: Where an item compiles, one of these per family × framework (in this order of choice).

@@ -19,6 +19,7 @@ from . import domains
 from .declarations import Arrays, Options, OracleError, ParamInfo, ValueInfo, as_float64
 from .numdiff import richardson_elementwise_grad
 from .pathwise_law import PathwiseLaw
+from .quantiles import invert_cdf
 from .summaries import Summaries
 
 
@@ -192,6 +193,24 @@ class Evaluation:
             out[~self.params_valid] = np.nan
         return out
 
+    @cached_property
+    def icdf(self) -> np.ndarray:
+        """F⁻¹(q) = min{x : F(x) ≥ q} with the value read as q, log_prob-shaped: the support's
+        ends at q = 0 and 1, NaN at q outside [0, 1] or a parameter outside its domain."""
+        b = self.inputs
+        q = np.broadcast_to(b.value, b.lp_shape)
+        with np.errstate(all="ignore"):
+            lo, hi = self.family.support_span(b.params, self.parametrization)
+            inside = (q > 0.0) & (q < 1.0)
+            found = self.family._icdf(
+                b.params, np.where(inside, q, 0.5), self.parametrization, self.options
+            )
+            out = np.broadcast_to(np.asarray(found, dtype=np.float64), b.lp_shape)
+            out = np.where(q == 0.0, lo, np.where(q == 1.0, hi, out))
+            out = np.where(inside | (q == 0.0) | (q == 1.0), out, np.nan)
+            out[~self.params_valid] = np.nan
+        return out
+
 
 @dataclass
 class Family(PathwiseLaw, Summaries, ABC):
@@ -207,7 +226,8 @@ class Family(PathwiseLaw, Summaries, ABC):
     - where needed, ``support`` (ends or a total the parameters set), ``_params_valid``
       (constraints between parameters), ``_event_shape``, ``log_prob_shape`` (where the
       value's shape decides the event) and ``_grad`` (closed forms; Richardson otherwise);
-    - the law of its draws (:meth:`law`): ``_cdf``, the log_prob of a discrete family,
+    - the law of its draws (:meth:`law`): ``_cdf`` (and ``_icdf`` where a closed form
+      beats inverting it), the log_prob of a discrete family,
       ``_projections`` with known CDFs, or why none in ``no_law``;
     - the derivatives of its draws: :class:`~.pathwise_law.PathwiseLaw`'s hooks;
     - what it says without a value (mean, variance, mode, entropy):
@@ -503,6 +523,31 @@ class Family(PathwiseLaw, Summaries, ABC):
         """F(value) with the full batch semantics (see :meth:`evaluate`)."""
         return self.evaluate(params, value, parametrization, options).cdf
 
+    def icdf(
+        self,
+        params: Arrays,
+        q: np.ndarray,
+        parametrization: str | None = None,
+        options: Options | None = None,
+    ) -> np.ndarray:
+        """F⁻¹(q) with the full batch semantics, q in the value's place (see :meth:`evaluate`)."""
+        return self.evaluate(params, q, parametrization, options).icdf
+
+    def support_span(
+        self, params: Arrays, parametrization: str | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The least and greatest points of a univariate support (±inf where unbounded), at
+        parameters broadcast to one batch shape: what icdf gives at q = 0 and 1."""
+        key = parametrization or self.default_parametrization
+        support = self.support(params, key)
+        named = domains.interval(support.name)
+        lo, hi = (named.lo, named.hi) if named is not None else (-np.inf, np.inf)
+        if support.lower is not None:
+            lo = np.maximum(lo, support.lower)
+        if support.upper is not None:
+            hi = np.minimum(hi, support.upper)
+        return np.asarray(lo, dtype=np.float64), np.asarray(hi, dtype=np.float64)
+
     def projections(
         self,
         params: Arrays,
@@ -521,6 +566,33 @@ class Family(PathwiseLaw, Summaries, ABC):
     ) -> np.ndarray:
         """P(X ≤ value) on inputs broadcast to one batch shape, for every real value."""
         raise OracleError(f"{self.name} has no CDF in the oracle")
+
+    def _icdf(
+        self, params: Arrays, q: np.ndarray, parametrization: str, options: Options
+    ) -> np.ndarray:
+        """F⁻¹(q) for q in (0, 1) on inputs broadcast to one batch shape (the ends are set
+        once, in :attr:`Evaluation.icdf`). Without a closed form, F inverted to the float64
+        number (:func:`~.quantiles.invert_cdf`)."""
+        if not self.has_icdf:
+            raise OracleError(f"{self.name} has no inverse CDF in the oracle")
+        lo, hi = self.support_span(params, parametrization)
+        lo, hi, q = np.broadcast_arrays(lo, hi, q)
+
+        def cdf(x: np.ndarray) -> np.ndarray:
+            return self._cdf(params, x, parametrization, options)
+
+        return invert_cdf(cdf, q, lo, hi)
+
+    @property
+    def icdf_closed_form(self) -> bool:
+        """Whether ``_icdf`` is written for this family (else F is inverted by bisection)."""
+        return self._overrides("_icdf")
+
+    @property
+    def has_icdf(self) -> bool:
+        """Whether the oracle inverts this family's CDF: a univariate continuous family with
+        one (a discrete law's quantile is a step function no framework defines here)."""
+        return self._overrides("_cdf") and not self.value.discrete and self.value.event_rank == 0
 
     def _projections(
         self, params: Arrays, parametrization: str, options: Options

@@ -58,9 +58,13 @@ class Summaries:
             self, params: Arrays, parametrization: str, options: Options
         ) -> np.ndarray: ...
         def _overrides(self, hook: str) -> bool: ...
+        @property
+        def has_icdf(self) -> bool: ...
 
     def has_method(self, method: str) -> bool:
-        """Whether the oracle knows ``method`` (a summary, or ``cdf``) for this family."""
+        """Whether the oracle knows ``method`` (a summary, ``cdf`` or ``icdf``) for this family."""
+        if method == "icdf":
+            return self.has_icdf
         return self._overrides("_cdf") if method == "cdf" else self.has_summary(method)
 
     def has_summary(self, summary: str) -> bool:

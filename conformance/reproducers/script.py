@@ -103,14 +103,17 @@ class Script:
             f"    return {self.call}.log_prob(value)",
         ]
 
-    def method(self, expr: str, name: str, takes_value: bool = False) -> list[str]:
+    def method(
+        self, expr: str, name: str, takes_value: bool = False, argument: str = "value"
+    ) -> list[str]:
         """Lines that leave ``actual``: ``expr`` of the distribution (``dist.mean``,
         ``dist.cdf(value)``) read as the items read it: inside one ``jax.jit`` function with
-        the construction where they evaluate compiled, of ``dist`` otherwise."""
+        the construction where they evaluate compiled, of ``dist`` otherwise. ``argument``
+        names what ``expr`` takes, where it takes one (``value``; ``q`` for icdf)."""
         d = self.dialect
         if not self.compiled:
             return [f"dist = {self.call}", f"actual = {d.to_numpy(expr)}"]
-        args = ", ".join([*self.arrays, *(["value"] if takes_value else [])])
+        args = ", ".join([*self.arrays, *([argument] if takes_value else [])])
         return [
             d.jit_decorator,
             f"def compiled_{name}({args}):",

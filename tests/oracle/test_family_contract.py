@@ -33,6 +33,7 @@ HOOKS = {
     # The law of the draws (sample_fit): a univariate family's CDF, a multivariate family's
     # projections with known laws, or why there is neither.
     "_cdf",
+    "_icdf",  # F⁻¹ in closed form (inverting _cdf otherwise)
     "_projections",
     "no_law",
     # rsample_grad of multivariate draws: the pathwise derivatives of the draws' map of noise.

@@ -165,6 +165,7 @@ class NumpyroAdapter(NumpyroContexts, ReadsSummaries, DividesByRules, Adapter):
         Operation.SAMPLE: "Distribution.sample(jax.random.PRNGKey(seed), sample_shape) under jax.jit",
         Operation.SUMMARIES: "the properties mean, variance, mode; entropy(); under jax.jit",
         Operation.CDF: "Distribution.cdf under jax.jit",
+        Operation.ICDF: "Distribution.icdf under jax.jit",
         Operation.KL: "numpyro.distributions.kl_divergence(p, q) under jax.jit",
     }
     draw_modes: ClassVar[Mapping[DrawMode, str]] = {
@@ -415,6 +416,18 @@ class NumpyroAdapter(NumpyroContexts, ReadsSummaries, DividesByRules, Adapter):
             return cdf
 
         return self._call(("cdf",), binding, static, make, arrays, value)
+
+    def icdf(self, binding, params, q):
+        """``dist.icdf(q)``, construction and icdf compiled together."""
+        arrays, static = self._arrays_and_static(binding, params)
+
+        def make() -> Any:
+            def icdf(a: dict[str, Any], p: Any) -> Any:
+                return self._distribution(binding, {**static, **a}).icdf(p)
+
+            return icdf
+
+        return self._call(("icdf",), binding, static, make, arrays, q)
 
     def kl_divergence(self, p_binding, p_params, q_binding, q_params):
         """``kl_divergence(p, q)``, both constructions and the rule compiled together, keyed

@@ -61,6 +61,7 @@ class TorchAdapter(TorchContexts, ReadsSummaries, DividesByRules, Adapter):
         Operation.SAMPLE: "Distribution.sample under torch.manual_seed",
         Operation.SUMMARIES: "the properties mean, variance, stddev, mode; entropy()",
         Operation.CDF: "Distribution.cdf",
+        Operation.ICDF: "Distribution.icdf",
         Operation.KL: "torch.distributions.kl_divergence(p, q)",
     }
     draw_modes: ClassVar[Mapping[DrawMode, str]] = {

@@ -44,6 +44,13 @@ class AsymmetricLaplace(Family):
             above = 1.0 - np.exp(-kappa * np.maximum(d, 0.0) / scale) / (1.0 + k2)
         return np.where(d < 0.0, below, above)
 
+    def _icdf(self, params, q, parametrization, options):
+        loc, scale, kappa = params["loc"], params["scale"], params["asymmetry"]
+        k2 = kappa * kappa
+        below = scale * kappa * np.log(q * (1.0 + k2) / k2)
+        above = -scale / kappa * np.log((1.0 - q) * (1.0 + k2))
+        return loc + np.where(q < k2 / (1.0 + k2), below, above)
+
     def moments_unjudged(self, params: Arrays, parametrization: str | None = None) -> str:
         kappa = np.asarray(params["asymmetry"])
         if np.any((kappa < 0.2) | (kappa > 5.0)):

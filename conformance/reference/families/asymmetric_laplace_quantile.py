@@ -42,6 +42,12 @@ class AsymmetricLaplaceQuantile(Family):
         above = 1.0 - (1.0 - q) * np.exp(-q * np.maximum(d, 0.0) / scale)
         return np.where(d < 0.0, below, above)
 
+    def _icdf(self, params, q, parametrization, options):
+        loc, scale, tau = params["loc"], params["scale"], params["quantile"]
+        below = scale / (1.0 - tau) * np.log(q / tau)
+        above = -scale / tau * np.log((1.0 - q) / (1.0 - tau))
+        return loc + np.where(q < tau, below, above)
+
     def moments_unjudged(self, params: Arrays, parametrization: str | None = None) -> str:
         q = np.asarray(params["quantile"])
         if np.any((q < 0.05) | (q > 0.95)):

@@ -222,6 +222,12 @@ class Beta(Family):
         a, b = beta_concentrations(params, parametrization)
         return special.betainc(a, b, np.clip(value, 0.0, 1.0))
 
+    def _icdf(self, params, q, parametrization, options):
+        p = 1.0 - q  # exact for q ≥ ½: the upper tail from its own probability
+        a, b = beta_concentrations(params, parametrization)
+        upper = 1.0 - special.betaincinv(b, a, p)  # x near 1: 1 − (the mirrored quantile)
+        return np.where(q > 0.5, upper, special.betaincinv(a, b, q))
+
     def moments_unjudged(self, params: Arrays, parametrization: str | None = None) -> str:
         a, b = beta_concentrations(params, parametrization or self.default_parametrization)
         if np.any(np.minimum(a, b) < RARE_BELOW):

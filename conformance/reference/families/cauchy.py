@@ -53,6 +53,12 @@ class Cauchy(Family):
     def _cdf(self, params, value, parametrization, options):
         return 0.5 + np.arctan((value - params["loc"]) / params["scale"]) / np.pi
 
+    def _icdf(self, params, q, parametrization, options):
+        p = 1.0 - q  # exact for q ≥ ½: the upper tail from its own probability
+        # tan(π(q − ½)) as ∓1/tan(πq) on each side: q − ½ would lose a small q.
+        z = np.where(q > 0.5, 1.0 / np.tan(np.pi * p), -1.0 / np.tan(np.pi * q))
+        return params["loc"] + params["scale"] * z
+
     def _sample(self, params, shape, rng, parametrization):
         return params["loc"] + params["scale"] * rng.standard_cauchy(size=shape)
 

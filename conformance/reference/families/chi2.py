@@ -31,6 +31,11 @@ class Chi2(Family):
     def _cdf(self, params, value, parametrization, options):
         return special.gammainc(0.5 * params["df"], 0.5 * np.maximum(value, 0.0))
 
+    def _icdf(self, params, q, parametrization, options):
+        p = 1.0 - q  # exact for q ≥ ½: the upper tail from its own probability
+        a = 0.5 * params["df"]
+        return 2.0 * np.where(q > 0.5, special.gammainccinv(a, p), special.gammaincinv(a, q))
+
     def _sample(self, params, shape, rng, parametrization):
         return rng.chisquare(params["df"], size=shape)
 

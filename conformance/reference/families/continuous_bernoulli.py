@@ -167,6 +167,17 @@ class ContinuousBernoulli(Family):
             neg = np.expm1(logits * x) / np.expm1(logits)
             return np.where(logits > 0.0, pos, np.where(logits < 0.0, neg, x))
 
+    def _icdf(self, params, q, parametrization, options):
+        # x = log1p(q·expm1(l))/l, exact in the lower tail for either sign of l; past l = 700,
+        # where expm1(l) overflows, as 1 + log(q + (1 − q)·e^{−l})/l. x = q at l = 0.
+        logits, _ = self._logits_t(params, parametrization)
+        big = logits > 700.0
+        safe = np.where((logits == 0.0) | big, 1.0, logits)
+        x = np.log1p(q * np.expm1(safe)) / safe
+        far = np.where(big, logits, 1.0)
+        x = np.where(big, 1.0 + np.log(q + (1.0 - q) * np.exp(-far)) / far, x)
+        return np.where(logits == 0.0, q, x)
+
     def _sample(self, params, shape, rng, parametrization):
         logits, _ = self._logits_t(params, parametrization)
         u = rng.random(shape)

@@ -67,6 +67,11 @@ class Dagum(Family):
         with np.errstate(divide="ignore", over="ignore"):
             return np.exp(-p * np.log1p((x / b) ** -a))
 
+    def _icdf(self, params, q, parametrization, options):
+        p, a, b = params["concentration"], params["sharpness"], params["scale"]
+        # b·(q^(−1/p) − 1)^(−1/a), the power in logs: q^(−1/p) overflows in the far lower tail.
+        return b * np.exp(-log_expm1(-np.log(q) / p) / a)
+
     def _sample(self, params, shape, rng, parametrization):
         # Inverse CDF: F(x) = (1 + (x/b)^−a)^−p, so x = b·(u^{−1/p} − 1)^{−1/a}.
         p, a, b = params["concentration"], params["sharpness"], params["scale"]

@@ -24,6 +24,9 @@ class Exponential(Family):
     def _cdf(self, params, value, parametrization, options):
         return -np.expm1(-params["rate"] * np.maximum(value, 0.0))
 
+    def _icdf(self, params, q, parametrization, options):
+        return -np.log1p(-q) / params["rate"]
+
     def _sample(self, params, shape, rng, parametrization):
         return rng.exponential(1.0 / params["rate"], size=shape)
 

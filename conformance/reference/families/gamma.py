@@ -210,6 +210,12 @@ class Gamma(Family):
     def _cdf(self, params, value, parametrization, options):
         return gamma_cdf(params["concentration"], params["rate"], value)
 
+    def _icdf(self, params, q, parametrization, options):
+        p = 1.0 - q  # exact for q ≥ ½: the upper tail from its own probability
+        a = params["concentration"]
+        y = np.where(q > 0.5, special.gammainccinv(a, p), special.gammaincinv(a, q))
+        return y / params["rate"]
+
     def _sample(self, params, shape, rng, parametrization):
         return rng.gamma(params["concentration"], 1.0 / params["rate"], size=shape)
 

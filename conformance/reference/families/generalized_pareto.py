@@ -86,6 +86,13 @@ class GeneralizedPareto(Family):
             zc = np.clip(z, 0.0, end)
             return np.where(z >= end, 1.0, -np.expm1(-_log1p_over(xi, xi * zc, zc)))
 
+    def _icdf(self, params, q, parametrization, options):
+        loc, scale, xi = params["loc"], params["scale"], params["concentration"]
+        log_p = np.log1p(-q)  # log(1 − q)
+        safe = np.where(xi == 0.0, 1.0, xi)
+        spread = np.where(xi == 0.0, -log_p, np.expm1(-safe * log_p) / safe)
+        return loc + scale * spread
+
     def _sample(self, params, shape, rng, parametrization):
         loc, scale, xi = params["loc"], params["scale"], params["concentration"]
         log_u = np.log1p(-rng.random(size=shape))  # log(1 − U), U uniform on [0, 1)

@@ -55,6 +55,10 @@ class Gompertz(Family):
         c, b = params["concentration"], params["rate"]
         return -np.expm1(-c * np.expm1(b * np.maximum(value, 0.0)))
 
+    def _icdf(self, params, q, parametrization, options):
+        c, b = params["concentration"], params["rate"]
+        return np.log1p(-np.log1p(-q) / c) / b
+
     def _sample(self, params, shape, rng, parametrization):
         # Inverse CDF: F(x) = 1 − exp(−c·expm1(b·x)).
         c, b = params["concentration"], params["rate"]

@@ -37,6 +37,11 @@ class Gumbel(Family):
     def _cdf(self, params, value, parametrization, options):
         return np.exp(-np.exp(-(value - params["loc"]) / params["scale"]))
 
+    def _icdf(self, params, q, parametrization, options):
+        p = 1.0 - q  # exact for q ≥ ½: the upper tail from its own probability
+        log_q = np.where(q > 0.5, np.log1p(-p), np.log(q))
+        return params["loc"] - params["scale"] * np.log(-log_q)
+
     def _sample(self, params, shape, rng, parametrization):
         return rng.gumbel(params["loc"], params["scale"], size=shape)
 

@@ -32,6 +32,11 @@ class HalfCauchy(Family):
     def _cdf(self, params, value, parametrization, options):
         return 2.0 / np.pi * np.arctan(np.maximum(value, 0.0) / params["scale"])
 
+    def _icdf(self, params, q, parametrization, options):
+        p = 1.0 - q  # exact for q ≥ ½: the upper tail from its own probability
+        z = np.where(q > 0.5, 1.0 / np.tan(0.5 * np.pi * p), np.tan(0.5 * np.pi * q))
+        return params["scale"] * z
+
     def _sample(self, params, shape, rng, parametrization):
         return np.abs(params["scale"] * rng.standard_cauchy(size=shape))
 

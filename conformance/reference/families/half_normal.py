@@ -35,6 +35,11 @@ class HalfNormal(Family):
     def _cdf(self, params, value, parametrization, options):
         return special.erf(np.maximum(value, 0.0) / (params["scale"] * np.sqrt(2.0)))
 
+    def _icdf(self, params, q, parametrization, options):
+        p = 1.0 - q  # exact for q ≥ ½: the upper tail from its own probability
+        z = np.where(q > 0.5, special.erfcinv(p), special.erfinv(q))
+        return params["scale"] * np.sqrt(2.0) * z
+
     def _sample(self, params, shape, rng, parametrization):
         return np.abs(params["scale"] * rng.standard_normal(shape))
 

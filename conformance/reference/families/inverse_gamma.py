@@ -40,6 +40,13 @@ class InverseGamma(Family):
                 x > 0.0, special.gammaincc(params["concentration"], params["rate"] / x), 0.0
             )
 
+    def _icdf(self, params, q, parametrization, options):
+        p = 1.0 - q  # exact for q ≥ ½: the upper tail from its own probability
+        # F = Q(a, rate/x): rate/x is the upper-regularised inverse at q.
+        a = params["concentration"]
+        y = np.where(q > 0.5, special.gammaincinv(a, p), special.gammainccinv(a, q))
+        return params["rate"] / y
+
     def _sample(self, params, shape, rng, parametrization):
         return params["rate"] / rng.gamma(params["concentration"], size=shape)
 

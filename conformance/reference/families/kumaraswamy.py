@@ -141,6 +141,11 @@ class Kumaraswamy(Family):
         with np.errstate(divide="ignore"):
             return -np.expm1(b * log1mexp(a * np.log(x)))
 
+    def _icdf(self, params, q, parametrization, options):
+        # (1 − (1 − q)^(1/b))^(1/a), with 1 − e^v as −expm1(v).
+        a, b = params["concentration1"], params["concentration0"]
+        return np.exp(np.log(-np.expm1(np.log1p(-q) / b)) / a)
+
     def _sample(self, params, shape, rng, parametrization):
         a, b = params["concentration1"], params["concentration0"]
         u = rng.random(shape)

@@ -30,6 +30,11 @@ class Laplace(Family):
         half_tail = 0.5 * np.exp(-np.abs(z))
         return np.where(z < 0.0, half_tail, 1.0 - half_tail)
 
+    def _icdf(self, params, q, parametrization, options):
+        p = 1.0 - q  # exact for q ≥ ½: the upper tail from its own probability
+        z = np.where(q > 0.5, -np.log(2.0 * p), np.log(2.0 * q))
+        return params["loc"] + params["scale"] * z
+
     def _sample(self, params, shape, rng, parametrization):
         return rng.laplace(params["loc"], params["scale"], size=shape)
 

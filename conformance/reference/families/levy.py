@@ -37,6 +37,12 @@ class Levy(Family):
         with np.errstate(divide="ignore", invalid="ignore"):
             return np.where(y > 0.0, special.erfc(np.sqrt(params["scale"] / (2.0 * y))), 0.0)
 
+    def _icdf(self, params, q, parametrization, options):
+        p = 1.0 - q  # exact for q ≥ ½: the upper tail from its own probability
+        # F = erfc(√(c/2y)): √(c/2y) = erfcinv(q), as erfinv(1 − q) for the upper half.
+        r = np.where(q > 0.5, special.erfinv(p), special.erfcinv(q))
+        return params["loc"] + params["scale"] / (2.0 * r * r)
+
     def _sample(self, params, shape, rng, parametrization):
         # c / Z² for a standard normal Z.
         z = rng.standard_normal(size=shape)

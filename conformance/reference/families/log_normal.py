@@ -36,6 +36,11 @@ class LogNormal(Family):
             z = (np.log(np.maximum(value, 0.0)) - params["loc"]) / params["scale"]
         return special.ndtr(z)
 
+    def _icdf(self, params, q, parametrization, options):
+        p = 1.0 - q  # exact for q ≥ ½: the upper tail from its own probability
+        z = np.where(q > 0.5, -special.ndtri(p), special.ndtri(q))
+        return np.exp(params["loc"] + params["scale"] * z)
+
     def _sample(self, params, shape, rng, parametrization):
         return np.exp(params["loc"] + params["scale"] * rng.standard_normal(shape))
 

@@ -55,6 +55,9 @@ class LogUniform(Family):
         x = np.clip(value, low, params["high"])
         return np.clip(np.log1p((x - low) / low) / _log_ratio(params), 0.0, 1.0)
 
+    def _icdf(self, params, q, parametrization, options):
+        return params["low"] * np.exp(q * _log_ratio(params))
+
     def _sample(self, params, shape, rng, parametrization):
         low = params["low"]
         return low * np.exp(rng.random(size=shape) * _log_ratio(params))

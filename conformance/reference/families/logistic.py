@@ -49,6 +49,9 @@ class Logistic(Family):
         far = np.exp(-np.abs(z))
         return np.where(z < 0.0, far / (1.0 + far), 1.0 / (1.0 + far))
 
+    def _icdf(self, params, q, parametrization, options):
+        return params["loc"] + params["scale"] * (np.log(q) - np.log1p(-q))
+
     def _sample(self, params, shape, rng, parametrization):
         return params["loc"] + params["scale"] * rng.logistic(size=shape)
 
@@ -77,6 +80,12 @@ class SoftLaplace(Family):
         z = _z(params, value)
         near = 2.0 / np.pi * np.arctan(np.exp(-np.abs(z)))
         return np.where(z < 0.0, near, 1.0 - near)
+
+    def _icdf(self, params, q, parametrization, options):
+        p = 1.0 - q  # exact for q ≥ ½: the upper tail from its own probability
+        # F = (2/π)·arctan(e^z): z = log tan(πq/2), mirrored for the upper half.
+        z = np.where(q > 0.5, -np.log(np.tan(0.5 * np.pi * p)), np.log(np.tan(0.5 * np.pi * q)))
+        return params["loc"] + params["scale"] * z
 
     def _sample(self, params, shape, rng, parametrization):
         # The CDF is (2/π)·arctan(e^z): z = log(tan(π·U/2)).

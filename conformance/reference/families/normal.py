@@ -28,6 +28,11 @@ class Normal(Family):
     def _cdf(self, params, value, parametrization, options):
         return special.ndtr((value - params["loc"]) / params["scale"])
 
+    def _icdf(self, params, q, parametrization, options):
+        p = 1.0 - q  # exact for q ≥ ½: the upper tail from its own probability
+        z = np.where(q > 0.5, -special.ndtri(p), special.ndtri(q))
+        return params["loc"] + params["scale"] * z
+
     def _sample(self, params, shape, rng, parametrization):
         return params["loc"] + params["scale"] * rng.standard_normal(shape)
 

@@ -54,6 +54,9 @@ class Pareto(Family):
         x = np.maximum(value, scale)
         return -np.expm1(-alpha * log_ratio(x, scale))
 
+    def _icdf(self, params, q, parametrization, options):
+        return params["scale"] * np.exp(-np.log1p(-q) / params["alpha"])
+
     def _sample(self, params, shape, rng, parametrization):
         # scale·e^E with E ~ Exponential(alpha): the construction both frameworks use.
         return params["scale"] * np.exp(rng.exponential(1.0 / params["alpha"], size=shape))

@@ -61,6 +61,18 @@ class StudentT(Family):
     def _cdf(self, params, value, parametrization, options):
         return special.stdtr(params["df"], (value - params["loc"]) / params["scale"])
 
+    def _icdf(self, params, q, parametrization, options):
+        p = 1.0 - q  # exact for q ≥ ½: the upper tail from its own probability
+        df = params["df"]
+        z = np.where(q > 0.5, -special.stdtrit(df, p), special.stdtrit(df, q))
+        # In the tails stdtrit fails (+inf at q = 1e-300): there 2·min(q, p) = I_x(df/2, ½)
+        # at x = df/(df + t²), so |t| = √(df·(1/x − 1)).
+        x = special.betaincinv(0.5 * df, 0.5, 2.0 * np.minimum(q, p))
+        with np.errstate(divide="ignore"):
+            far = np.sqrt(df * (1.0 / x - 1.0))
+        z = np.where(np.minimum(q, p) < 0.05, np.where(q > 0.5, far, -far), z)
+        return params["loc"] + params["scale"] * z
+
     def _sample(self, params, shape, rng, parametrization):
         return params["loc"] + params["scale"] * rng.standard_t(params["df"], size=shape)
 

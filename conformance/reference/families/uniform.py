@@ -40,6 +40,10 @@ class Uniform(Family):
         low, high = params["low"], params["high"]
         return np.clip((value - low) / (high - low), 0.0, 1.0)
 
+    def _icdf(self, params, q, parametrization, options):
+        low, high = params["low"], params["high"]
+        return low + q * (high - low)
+
     def _sample(self, params, shape, rng, parametrization):
         return rng.uniform(params["low"], params["high"], size=shape)
 

@@ -49,6 +49,9 @@ class Weibull(Family):
         x = np.maximum(value, 0.0)
         return -np.expm1(-((x / params["scale"]) ** params["concentration"]))
 
+    def _icdf(self, params, q, parametrization, options):
+        return params["scale"] * (-np.log1p(-q)) ** (1.0 / params["concentration"])
+
     def _sample(self, params, shape, rng, parametrization):
         return params["scale"] * rng.weibull(params["concentration"], size=shape)
 
