@@ -84,9 +84,8 @@ def plan_file(path: Path, selection: Selection, display: str | None = None) -> l
     # the oracle for every edge point, the largest part of planning a file).
     cases = [c for c in loaded.cases if selection.selects_family(c.family)]
     if selection.edges and cases:
-        # A KL case's edges are cases of its own file (p = q, a support q does not cover).
         generated = edge_file(
-            [c for c in loaded.cases if c.kl_q is None],
+            loaded.cases,
             loaded.path,
             selects=selection.selects_family,
             bulk=selection.bulk_edges,

@@ -74,10 +74,11 @@ def test_no_edge_point_rounds_across_its_end_in_float32() -> None:
 def _all_generated() -> dict[str, list]:
     out = {}
     for path in find_case_files(CASES):
-        loaded = load_case_file(path, display=f"cases/{path.name}")
+        name = path.relative_to(CASES).as_posix()  # kl/normal.yaml beside normal.yaml
+        loaded = load_case_file(path, display=f"cases/{name}")
         assert not loaded.errors
-        generated = edges.edge_file(loaded.cases, f"cases/{path.name}")
-        out[path.name] = (loaded, generated)
+        generated = edges.edge_file(loaded.cases, f"cases/{name}")
+        out[name] = (loaded, generated)
     return out
 
 

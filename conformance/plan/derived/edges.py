@@ -169,8 +169,8 @@ def _scalar(raw: object) -> float | None:
 
 
 def anchor_inputs(case: Case) -> tuple[dict[str, np.ndarray], np.ndarray] | None:
-    """The inputs of a plain case to move from, or None if it is none: every check on, a
-    finite log_prob at every element, and
+    """The inputs of a plain case to move from, or None if it is none (a KL case is none):
+    every check on, a finite log_prob at every element, and
 
     - for a family of scalars, literal scalar parameters and value;
     - for a family with an array input, parameters without batch dimensions (literal or
@@ -178,6 +178,8 @@ def anchor_inputs(case: Case) -> tuple[dict[str, np.ndarray], np.ndarray] | None
     """
     spec = case.spec
     if case.variant or spec.id.startswith(PREFIX) or spec.checks or spec.grad_wrt:
+        return None
+    if case.kl_q is not None:  # a KL case: its edges are written cases of its own file
         return None
     family = reference.get_family(spec.family)
     info = family.params(case.parametrization)
