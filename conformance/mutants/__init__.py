@@ -430,14 +430,18 @@ CATALOGUE: tuple[Mutant, ...] = (
     Mutant(
         name="numpyro-kl-normal-log-ratio-sign",
         title="KL only: NumPyro's Normal-Normal rule adds the log variance ratio",
-        replicates="a KL closed form with one term's sign flipped, compiled, right wherever "
-        "the two scales agree",
+        replicates="a KL closed form with one term's sign flipped, compiled, its value right "
+        "wherever the two scales agree",
         framework="numpyro",
         apply=numpyro_mutants.apply_kl_normal_log_ratio_sign,
         selection=NUMPYRO_NORMAL_KL,
-        killers=("*/kl/normal.yaml::normal-normal[numpyro-float64-kl]",),
-        spared=("*-log_prob]", "*::normal-normal-equal[numpyro-*"),
-        kinds=(Kind.VALUE,),
+        # At q = p the value is right (log 1 = 0) and the gradient by the scales is not.
+        killers=(
+            "*/kl/normal.yaml::normal-normal[numpyro-float64-kl]",
+            "*/kl/normal.yaml::normal-normal-equal[numpyro-float64-kl]",
+        ),
+        spared=("*-log_prob]",),
+        kinds=(Kind.VALUE, Kind.GRAD),
     ),
 )
 
