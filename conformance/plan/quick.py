@@ -24,7 +24,8 @@ SEED_TAG = "seed"
 #: another way (a transformation, a broadcast variant, a calling context, op by op) whose bugs
 #: are mostly about batching and dispatch, and each compiles programs of its own; the
 #: methods (moments, entropy, cdf, icdf) are one item per family × framework, as the methods issue
-#: asks. Values, shapes and gradients keep both dtypes.
+#: asks, and ``kl`` one per KL file (p family) × framework: its items judge a gradient, which the
+#: oracle takes by extrapolation. Values, shapes and gradients keep both dtypes.
 QUICK_ONE_DTYPE = frozenset(
     {
         CheckName.EAGER,
@@ -40,6 +41,7 @@ QUICK_ONE_DTYPE = frozenset(
         CheckName.ENTROPY,
         CheckName.CDF,
         CheckName.ICDF,
+        CheckName.KL,
     }
 )
 #: Where an item compiles, one of these per family × framework (in this order of choice).
