@@ -271,6 +271,8 @@ def test_every_mutant_applies_and_undoes_cleanly(name: str) -> None:
     import numpyro.distributions
     import numpyro.distributions.discrete
     import torch.distributions
+    from numpyro.distributions import kl as numpyro_kl
+    from torch.distributions import kl as torch_kl
 
     watched = {
         "torch.MVN": torch.distributions.MultivariateNormal.__dict__.copy(),
@@ -283,6 +285,8 @@ def test_every_mutant_applies_and_undoes_cleanly(name: str) -> None:
         "numpyro.Beta": numpyro.distributions.Beta.__dict__.copy(),
         "numpyro.BernoulliProbs": numpyro.distributions.discrete.BernoulliProbs.__dict__.copy(),
         "gpytorch.MVN": gpytorch.distributions.MultivariateNormal.__dict__.copy(),
+        "torch KL rules": dict(torch_kl._KL_REGISTRY),
+        "numpyro KL rules": dict(numpyro_kl.kl_divergence.funcs),
     }
     current = {
         "torch.MVN": lambda: torch.distributions.MultivariateNormal.__dict__,
@@ -295,6 +299,8 @@ def test_every_mutant_applies_and_undoes_cleanly(name: str) -> None:
         "numpyro.Beta": lambda: numpyro.distributions.Beta.__dict__,
         "numpyro.BernoulliProbs": lambda: numpyro.distributions.discrete.BernoulliProbs.__dict__,
         "gpytorch.MVN": lambda: gpytorch.distributions.MultivariateNormal.__dict__,
+        "torch KL rules": lambda: torch_kl._KL_REGISTRY,
+        "numpyro KL rules": lambda: numpyro_kl.kl_divergence.funcs,
     }
     patch = activate(name)
     changed = [k for k, before in watched.items() if dict(current[k]()) != before]
