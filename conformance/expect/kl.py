@@ -4,6 +4,7 @@ reads."""
 from __future__ import annotations
 
 import zlib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -18,7 +19,11 @@ from conformance.dtypes import eps, round_to
 from conformance.expect.materialize import inputs_for
 from conformance.expect.summaries import STEP, differentiable
 from conformance.reference import unbroadcast
-from conformance.reference.numdiff import H0, richardson_elementwise_grad, step_scale
+from conformance.reference.numdiff import (
+    richardson_elementwise_grad,
+    richardson_with_halved_step,
+    step_scale,
+)
 
 
 def kl_answer(
@@ -146,17 +151,28 @@ def kl_gradient(p: Side, q: Side, seed: str) -> GradientAnswer:
             dict(q.options),
         )
 
+    static = {n for n in flat if infos[n[0]][n[2:]].static}
+
+    def many(points: Sequence[dict[str, np.ndarray]]) -> list[np.ndarray]:
+        """KL at every point in one call of the oracle, the points stacked on a new batch
+        axis: the closed forms are elementwise over the batch, and most of a call's cost is
+        checking and broadcasting its parameters."""
+        stacked = {
+            n: points[0][n] if n in static else np.stack([point[n] for point in points])
+            for n in flat
+        }
+        return list(kl(stacked))
+
     ranks = {n: infos[n[0]][n[2:]].event_rank for n in flat}
     domains = {n: infos[n[0]][n[2:]].domain for n in flat}
-    elementwise = richardson_elementwise_grad(kl, flat, ranks, wrt, domains)
     # The oracle's own error, from a second extrapolation at half the first step: where KL is
     # huge beside its derivative (a scale of 1e6 against 1), rounding in the differences is
     # what limits the oracle, and the tolerance must carry it.
-    halved = richardson_elementwise_grad(kl, flat, ranks, wrt, domains, h0=H0 / 2)
+    elementwise, halved = richardson_with_halved_step(kl, flat, ranks, wrt, domains, many)
     shapes = {f"{k}:{n}": np.shape(v) for k, s in sides.items() for n, v in s.inputs.params.items()}
     grads, tolerance = {}, {}
     floats = {n for n in flat if not infos[n[0]][n[2:]].integer and not infos[n[0]][n[2:]].static}
-    conditioning = _conditioning(kl, flat, ranks, domains, wrt, ct, elementwise, floats)
+    conditioning = _conditioning(kl, many, flat, ranks, domains, wrt, ct, elementwise, floats)
     for n in wrt:
         signed = ct.reshape(ct.shape + (1,) * ranks[n])
         terms = elementwise[n] * signed
@@ -178,7 +194,9 @@ def kl_gradient(p: Side, q: Side, seed: str) -> GradientAnswer:
     return GradientAnswer(ct, grads, tolerance, left_out)
 
 
-def _conditioning(kl, flat, ranks, domains, wrt, ct, elementwise, floats) -> dict[str, np.ndarray]:
+def _conditioning(
+    kl, many, flat, ranks, domains, wrt, ct, elementwise, floats
+) -> dict[str, np.ndarray]:
     """max over random relative perturbations of every float input of |Δ(c · ∂KL/∂x)| / δ."""
     rng = np.random.default_rng(20261129)
     worst = {n: np.zeros(flat[n].shape) for n in wrt}
@@ -188,7 +206,7 @@ def _conditioning(kl, flat, ranks, domains, wrt, ct, elementwise, floats) -> dic
             for n, v in flat.items()
         }
         try:
-            moved = richardson_elementwise_grad(kl, moved_inputs, ranks, wrt, domains)
+            moved = richardson_elementwise_grad(kl, moved_inputs, ranks, wrt, domains, many=many)
         except (ValueError, ArithmeticError, np.linalg.LinAlgError):
             continue
         with np.errstate(invalid="ignore", over="ignore"):

@@ -15,6 +15,8 @@ package is written instead as a sum of terms that are each ≥ 0 and small when 
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from scipy import special
 
@@ -22,6 +24,8 @@ from ..core import where_needed
 
 #: Taylor terms of e^u − 1 − u kept below |u| = 1/2 (the 20th is 0.5^20/20! < 1e-24).
 _EXPM1MX_TERMS = 20
+#: 1/k! for k = 0 … _EXPM1MX_TERMS, each exact before the division (k! ≤ 20! is a float64).
+_INVERSE_FACTORIALS = tuple(1.0 / float(math.factorial(k)) for k in range(_EXPM1MX_TERMS + 1))
 #: Terms of log(1 + y) − y's series in v = y/(2 + y) (|v| ≤ 1/3: 9^-22 < 1e-20).
 _LOG1PMX_TERMS = 22
 #: Terms of the Taylor series of lnΓ(x + d) about x, for |d| ≤ x/4 and x ≥ 2 (4^-30 < 1e-18).
@@ -37,7 +41,7 @@ def expm1mx(u: np.ndarray) -> np.ndarray:
         us = np.where(small, u, 0.0)
         total = np.zeros_like(us)
         for k in range(_EXPM1MX_TERMS, 1, -1):  # Horner: u²·(1/2! + u·(1/3! + …))
-            total = total * us + 1.0 / special.factorial(k)
+            total = total * us + _INVERSE_FACTORIALS[k]
         return total * us * us
 
     def direct() -> np.ndarray:
