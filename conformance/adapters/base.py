@@ -12,6 +12,7 @@ import all of it from :mod:`conformance.adapters.api` and register their adapter
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib
 import importlib.metadata
 from abc import ABC, abstractmethod
@@ -36,6 +37,23 @@ def import_dotted(path: str) -> Any:
     for part in attr.split(":"):
         obj = getattr(obj, part)
     return obj
+
+
+@functools.cache
+def _absent(constructor: str) -> bool:
+    """Whether the installed release lacks ``constructor``: its module imports and has no such
+    attribute (a class added in a later release, NumPyro's Levy or CirculantNormal before
+    0.17). A module that does not import is the adapter's ``unavailable``, not this."""
+    module, _, attr = constructor.rpartition(".")
+    try:
+        obj = importlib.import_module(module)
+    except ImportError:
+        return False
+    for part in attr.split(":"):
+        if not hasattr(obj, part):
+            return True
+        obj = getattr(obj, part)
+    return False
 
 
 def resolve_arg(spec: Any, params: Mapping[str, Any]) -> Any:
@@ -132,7 +150,11 @@ class Adapter(RunnerHooks, ABC):
 
     def binding(self, family: str, parametrization: str) -> Binding | str:
         found = find_binding(self.family_bindings(), family, parametrization)
-        return found if isinstance(found, Binding) else f"{self.name} {found}"
+        if not isinstance(found, Binding):
+            return f"{self.name} {found}"
+        if _absent(found.constructor):
+            return f"{self.name} {self.version()} has no {found.constructor}"
+        return found
 
     def notes(self, binding: Binding, params: Mapping[str, np.ndarray]) -> dict:
         """Facts about how the framework evaluates this binding, recorded with each result

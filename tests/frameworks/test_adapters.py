@@ -141,6 +141,25 @@ def test_unsupported_bindings_say_why(adapter, family, parametrization, fragment
     assert isinstance(reason, str) and fragment in reason
 
 
+def test_a_class_the_installed_release_lacks_is_not_offered() -> None:
+    """On an older release a binding can name a class added later (NumPyro's Levy): the
+    family is then not offered there, with the release and the class named, not a failure."""
+    from conformance.registry import Binding
+
+    adapter = all_adapters()["torch"]
+    present = Binding(constructor="torch.distributions.Normal")
+    absent = Binding(constructor="torch.distributions.NormalAddedInTorch99")
+    missing_module = Binding(constructor="no_such_package_here.Normal")
+    adapter = type(adapter)()
+    adapter.bindings = {"Normal": (present,), "Later": (absent,), "Elsewhere": (missing_module,)}
+    assert adapter.binding("Normal", "loc_scale") == present
+    reason = adapter.binding("Later", "loc_scale")
+    assert isinstance(reason, str)
+    assert f"torch {adapter.version()} has no torch.distributions.NormalAddedInTorch99" in reason
+    # A module that does not import is the adapter's to report (unavailable), not a lack.
+    assert adapter.binding("Elsewhere", "loc_scale") == missing_module
+
+
 def test_numpyro_x64_does_not_leak_into_float32() -> None:
     import jax.numpy as jnp
 
