@@ -44,15 +44,14 @@ def _absent(constructor: str) -> bool:
     """Whether the installed release lacks ``constructor``: its module imports and has no such
     attribute (a class added in a later release, NumPyro's Levy or CirculantNormal before
     0.17). A module that does not import is the adapter's ``unavailable``, not this."""
-    module, _, attr = constructor.rpartition(".")
     try:
-        obj = importlib.import_module(module)
+        importlib.import_module(constructor.rpartition(".")[0])
     except ImportError:
         return False
-    for part in attr.split(":"):
-        if not hasattr(obj, part):
-            return True
-        obj = getattr(obj, part)
+    try:
+        import_dotted(constructor)
+    except AttributeError:
+        return True
     return False
 
 

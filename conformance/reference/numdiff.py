@@ -82,6 +82,7 @@ def _elementwise(
     base = {k: np.array(v, dtype=np.float64) for k, v in inputs.items()}
     out: dict[str, np.ndarray] = {}
     out_halved: dict[str, np.ndarray] = {}
+    levels = LEVELS + halved
     for name in wrt:
         x = base[name]
         rank = event_ranks[name]
@@ -91,7 +92,6 @@ def _elementwise(
         for idx in np.ndindex(*x.shape[batch_nd:]):
             sel = (Ellipsis, *idx)
             unit = step_scale(domains.get(name, "real"), x[sel])
-            levels = LEVELS + halved
             estimates = _differences(f, base, name, sel, h0 * unit, levels, many)
             grad[sel] = _extrapolate(estimates[:LEVELS])
             if halved:
